@@ -1,0 +1,31 @@
+# Set-up is part of each target, so `make demo` and `make test` work on a fresh machine.
+VENV ?= .venv
+PY   := $(VENV)/bin/python
+PIP  := $(VENV)/bin/pip --disable-pip-version-check -q
+
+.PHONY: demo test bench clean
+
+# Core install: the scorers and the CLI (no torch, no verl).
+$(VENV)/.core: pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PIP) install -c constraints.txt -e .
+	touch $@
+
+# Development install: CPU torch first (see constraints.txt), then verl 0.9.1 and the test tools.
+$(VENV)/.dev: pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PIP) install torch==2.13.0
+	$(PIP) install -c constraints.txt -e '.[test,verl,bench]'
+	touch $(VENV)/.core $@
+
+demo: $(VENV)/.core
+	$(VENV)/bin/rewards score docs/examples/rollouts.jsonl
+
+test: $(VENV)/.dev
+	$(PY) -m pytest
+
+bench: $(VENV)/.dev
+	$(PY) tests/bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

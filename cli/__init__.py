@@ -1,0 +1,1 @@
+"""The `rewards` command: a thin shell over the library."""

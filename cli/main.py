@@ -1,0 +1,47 @@
+"""`rewards`: entry point. Each subcommand lives in its own module with `register(subparsers)`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from importlib import import_module
+
+# Module names under cli/, in the order `rewards --help` lists them.
+COMMANDS = ["score", "list_scorers"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rewards",
+        description="Rule rewards and data preparation for verl math training.")
+    parser.add_argument("--version", action="version", version=f"verl-rewards {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        import_module(f"cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except CommandError as exc:
+        print(f"rewards {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+class CommandError(Exception):
+    """A user mistake a subcommand reports in one sentence (exit status 2, no traceback)."""
+
+
+def _version() -> str:
+    from rewards import __version__
+    return __version__
+
+
+if __name__ == "__main__":
+    sys.exit(main())

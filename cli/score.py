@@ -1,0 +1,132 @@
+"""`rewards score`: judge a JSONL file of responses (our rows, verl rows or verl rollout dumps).
+
+Every input line yields exactly one output line, in order: a line that cannot be read or scored
+becomes a row with verdict `error` and a message naming the line, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import ExitStack
+from itertools import islice
+from typing import Any, Iterator, TextIO
+
+from rewards import Sample, UnknownDataSourceError, get_scorer, score_batch
+from rewards.result import Verdict, failed
+from schemas.rollouts import RecordError, read_record, write_record
+
+from .main import CommandError
+from .summary import Summary
+
+CHUNK = 2048
+MAX_LISTED_ERRORS = 10
+
+
+def register(sub) -> None:
+    from rewards.settings import GSM8K_MODES
+
+    p = sub.add_parser(
+        "score", help="score a JSONL file of model responses",
+        description="Score each line of a JSONL file. A line needs a response (`response`, "
+                    "`solution_str` or verl's dump key `output`) and a gold answer (`ground_truth`, "
+                    "`reward_model.ground_truth` or `gts`). Prints a summary per data_source and verdict.")
+    p.add_argument("file", help="input JSONL ('-' for standard input)")
+    p.add_argument("-o", "--output", help="write every input row with the result keys added ('-' for stdout)")
+    p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
+    p.add_argument("--mode", dest="gsm8k_mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")
+    p.add_argument("--timeout", type=float, help="per-sample deadline in seconds for symbolic checks")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def settings_from(args) -> dict[str, Any]:
+    """The scoring settings given on the command line (unset flags leave registered defaults)."""
+    return {"gsm8k_mode": args.gsm8k_mode, "timeout": args.timeout}
+
+
+def run(args) -> int:
+    summary = Summary()
+    errors: list[str] = []
+    with ExitStack() as stack:
+        source = _open(stack, args.file, "r", sys.stdin)
+        sink = _open(stack, args.output, "w", sys.stdout) if args.output else None
+        for line_no, row, result in score_lines(source, args.data_source, settings_from(args)):
+            summary.add(_source_label(row, args.data_source), result)
+            if result.get("error"):
+                errors.append(result["error"])
+            if sink is not None:
+                sink.write(json.dumps(_output_row(row, result), ensure_ascii=False) + "\n")
+    report = sys.stderr if args.output == "-" else sys.stdout
+    if args.json:
+        print(json.dumps({"rows": summary.total, "errors": len(errors), "table": summary.rows()}), file=report)
+    else:
+        summary.print(report)
+    if errors:
+        print(f"\n{len(errors)} row(s) could not be scored:", file=sys.stderr)
+        for message in errors[:MAX_LISTED_ERRORS]:
+            print(f"  {message}", file=sys.stderr)
+        if len(errors) > MAX_LISTED_ERRORS:
+            print(f"  ... and {len(errors) - MAX_LISTED_ERRORS} more (see `error` in the output rows)", file=sys.stderr)
+    return 0
+
+
+def score_lines(lines: TextIO, data_source: str | None, settings: dict[str, Any]
+                ) -> Iterator[tuple[int, Any, dict[str, Any]]]:
+    """(line number, parsed row or raw text, result dict) for every line, in order, chunk by chunk."""
+    numbered = enumerate(lines, start=1)
+    while chunk := list(islice(numbered, CHUNK)):
+        yield from _score_chunk(chunk, data_source, settings)
+
+
+def _score_chunk(chunk, data_source, settings):
+    rows: list[Any] = []
+    outcomes: list[dict[str, Any] | None] = []
+    samples, pending = [], []
+    for line_no, text in chunk:
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            rows.append(text.rstrip("\n"))
+            outcomes.append(_error(f"line {line_no}: invalid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        rows.append(row)
+        try:
+            source, response, gold, extra = read_record(row, data_source)
+            get_scorer(source)
+        except (RecordError, UnknownDataSourceError) as exc:
+            outcomes.append(_error(f"line {line_no}: {exc}"))
+            continue
+        outcomes.append(None)
+        pending.append(len(outcomes) - 1)
+        samples.append(Sample(source, response, gold, extra))
+    for index, result in zip(pending, score_batch(samples, **settings)):
+        outcomes[index] = result.to_dict()
+    for (line_no, _), row, outcome in zip(chunk, rows, outcomes):
+        yield line_no, row, outcome
+
+
+def _error(message: str) -> dict[str, Any]:
+    out = failed(Verdict.ERROR, message).to_dict()
+    out["error"] = message
+    return out
+
+
+def _output_row(row: Any, result: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(row, str):  # a line that was not JSON: keep its text
+        return {"input": row, **result}
+    return write_record(row, result)
+
+
+def _source_label(row: Any, default: str | None) -> str:
+    source = row.get("data_source") if isinstance(row, dict) else None
+    return str(source or default or "(none)")
+
+
+def _open(stack: ExitStack, path: str, mode: str, std: TextIO) -> TextIO:
+    if path == "-":
+        return std
+    try:
+        return stack.enter_context(open(path, mode, encoding="utf-8"))
+    except OSError as exc:
+        raise CommandError(f"cannot open {path}: {exc.strerror}") from exc

@@ -1,0 +1,56 @@
+"""The scoring call, in verl's signature: `compute_score(data_source, solution_str, ground_truth, ...)`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .registry import ScorerEntry, get_scorer
+from .result import Result, Verdict, failed
+from .settings import Settings, make_settings
+
+log = logging.getLogger("rewards")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One response to judge, as a row of a batch."""
+
+    data_source: str
+    response: str
+    ground_truth: Any
+    extra_info: Mapping[str, Any] | None = None
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: Any,
+                  extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Judge one response; returns `score`, `acc`, `format`, `pred`, `verdict` (+ shaping keys).
+
+    Never raises on model text: a failure is a verdict. An unknown or empty data_source raises
+    `UnknownDataSourceError`, naming the closest registered names.
+    """
+    entry = get_scorer(data_source)
+    settings = make_settings(entry.defaults, kwargs)
+    return judge(entry, solution_str, ground_truth, extra_info, settings).to_dict()
+
+
+def score_batch(samples: Iterable[Sample], **kwargs: Any) -> list[Result]:
+    """Judge many responses, results in input order. Unknown data_sources raise before any work."""
+    samples = list(samples)
+    entries = {s.data_source: get_scorer(s.data_source) for s in samples}
+    settings = {name: make_settings(e.defaults, kwargs) for name, e in entries.items()}
+    return [judge(entries[s.data_source], s.response, s.ground_truth, s.extra_info,
+                  settings[s.data_source]) for s in samples]
+
+
+def judge(entry: ScorerEntry, response: Any, ground_truth: Any,
+          extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
+    """Run one scorer, turning anything it raises into an `error` verdict."""
+    if not isinstance(response, str):
+        return failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
+    try:
+        return entry.scorer(response, ground_truth, extra_info, settings)
+    except Exception as exc:  # a scorer bug must not stop a training step
+        log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
+        return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")

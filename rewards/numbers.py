@@ -1,0 +1,73 @@
+"""Exact numbers in plain text: find them, parse them as rationals, print them canonically.
+
+Answers are compared as `Fraction`s, never floats: `0.1 + 0.2` style rounding can neither make a
+wrong answer right nor a right one wrong. Thousands separators (`1,080`, `1{,}080`, `1\\,080`),
+currency signs, percent signs and a trailing period are presentation, not value.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_SEP = r"(?:,|\{,\}|\\,|\u2009|\u202f)"          # comma, LaTeX {,} and \, , thin spaces
+_INT = rf"(?:\d{{1,3}}(?:{_SEP}\d{{3}})+(?!\d)|\d+)"
+_SIGN = r"[-+\u2212]?"
+# A number token: signed integer with optional separators, decimal part or integer fraction.
+NUMBER = rf"{_SIGN}(?:{_INT}(?:\.\d+)?(?:/\d+)?|\.\d+)"
+NUMBER_RE = re.compile(rf"(?<![\w.]){NUMBER}(?![\w])")
+
+_FULL = re.compile(rf"\s*{NUMBER}\s*")
+_SEP_RE = re.compile(_SEP)
+# Presentation around a number: `$`, `\$`, `%`, `\%`, `**bold**`, a trailing period or comma.
+_WRAPPERS = re.compile(r"^(?:\\?\$|\*\*|\s)+|(?:\\?%|\\?\$|\*\*|[.,;:!]|\s)+$")
+
+MAX_DIGITS = 4000  # longer "numbers" are not answers; refusing them bounds Fraction's work
+
+
+def parse_number(text: str) -> Fraction | None:
+    """The exact value of a lone number in `text`, or None when `text` is not just a number."""
+    if len(text) > MAX_DIGITS:
+        return None
+    core = _WRAPPERS.sub("", text.strip())
+    if not core or not _FULL.fullmatch(core):
+        return None
+    return number_value(core)
+
+
+def number_value(token: str) -> Fraction | None:
+    """The value of one NUMBER token (separators allowed); None for a zero denominator."""
+    plain = _SEP_RE.sub("", token.strip()).replace("\u2212", "-")
+    try:
+        return Fraction(plain)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def last_number(text: str) -> str | None:
+    """The last number token in free text, or None."""
+    last = None
+    for last in NUMBER_RE.finditer(text):
+        pass
+    return last.group(0) if last else None
+
+
+def format_number(value: Fraction) -> str:
+    """Canonical text: `1080`, `-2.5`, `1/3` (a terminating decimal when there is one)."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    den = value.denominator
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return f"{value.numerator}/{value.denominator}"
+    digits = 0
+    scaled = value
+    while scaled.denominator != 1:
+        scaled *= 10
+        digits += 1
+    sign = "-" if scaled < 0 else ""
+    whole = str(abs(scaled.numerator)).rjust(digits + 1, "0")
+    return f"{sign}{whole[:-digits]}.{whole[-digits:]}"

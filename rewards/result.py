@@ -1,0 +1,80 @@
+"""The one result shape every scorer returns.
+
+verl builds its per-batch key list from the first sample and fails (or silently drops metrics)
+when samples disagree, so every data_source yields exactly the same keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Verdict(str, Enum):
+    """Why a sample got its score. Everything except `correct` pays no accuracy."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    NO_ANSWER = "no_answer"
+    UNPARSABLE_PRED = "unparsable_pred"
+    UNPARSABLE_GOLD = "unparsable_gold"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+    def __str__(self) -> str:  # so f-strings and JSON show the plain word
+        return self.value
+
+
+RESULT_KEYS = ("score", "acc", "format", "pred", "verdict")
+VERDICTS = tuple(v.value for v in Verdict)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A verdict on one response.
+
+    `score` is what training optimises; it defaults to the accuracy and is changed only by
+    composition (format weight, shaping). `extras` holds shaping components, which a run that
+    enables them emits for every sample. `reason` is a human explanation that never reaches verl.
+    """
+
+    verdict: Verdict
+    pred: str = ""
+    format: float = 1.0
+    score: float | None = None
+    extras: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def acc(self) -> float:
+        return 1.0 if self.verdict is Verdict.CORRECT else 0.0
+
+    @property
+    def reward(self) -> float:
+        return self.acc if self.score is None else self.score
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dict verl receives: the five fixed keys, then any shaping components."""
+        out: dict[str, Any] = {
+            "score": float(self.reward),
+            "acc": self.acc,
+            "format": float(self.format),
+            "pred": self.pred,
+            "verdict": self.verdict.value,
+        }
+        out.update(self.extras)
+        return out
+
+
+def correct(pred: str, **kw: Any) -> Result:
+    return Result(Verdict.CORRECT, pred, **kw)
+
+
+def wrong(pred: str, **kw: Any) -> Result:
+    return Result(Verdict.WRONG, pred, **kw)
+
+
+def failed(verdict: Verdict, reason: str, pred: str = "") -> Result:
+    """A sample that could not be judged; the reason says why."""
+    return Result(verdict, pred, reason=reason)

@@ -1,0 +1,3 @@
+"""Built-in scorers; importing this package registers them (the registry does it on first lookup)."""
+
+from . import gsm8k  # noqa: F401

@@ -1,0 +1,80 @@
+"""GSM8K: the answer after `####`, compared exactly as a rational number.
+
+verl's reference scorer clips the response to its last 300 characters before searching, so an
+answer followed by a long explanation silently scores 0; we search the whole answer region.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ..numbers import NUMBER, format_number, last_number, number_value, parse_number
+from ..region import answer_region
+from ..registry import register_scorer
+from ..result import Result, Verdict, correct, failed, wrong
+from ..settings import Settings
+
+MARKER = "####"
+# Presentation that may surround the number after `####`: `$`, `\$`, markdown bold, `\boxed{`, `\(`.
+_DRESSING = re.compile(r"\\?\$|\*\*|\\boxed\{|\\\(")
+_LEADING_NUMBER = re.compile(rf"[ \t]*({NUMBER})")
+_LOOKAHEAD = 200  # characters after the marker that may hold the number
+
+
+@register_scorer("openai/gsm8k", "gsm8k")
+def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
+                settings: Settings) -> Result:
+    """GSM8K: last `#### <number>` (strict) or last number (flexible), exact rational match."""
+    gold = gold_value(ground_truth)
+    if gold is None:
+        return failed(Verdict.UNPARSABLE_GOLD, f"gold {str(ground_truth)[:80]!r} is not a number")
+    region = answer_region(response)
+    if region is None:
+        return failed(Verdict.NO_ANSWER, "cut off inside <think>")
+    if settings.gsm8k_mode == "strict":
+        token, reason = strict_answer(region)
+    else:
+        token, reason = last_number(region), "no number in the answer"
+    if token is None:
+        verdict = Verdict.UNPARSABLE_PRED if MARKER in region else Verdict.NO_ANSWER
+        return failed(verdict, reason)
+    value = number_value(token)
+    if value is None:
+        return failed(Verdict.UNPARSABLE_PRED, f"{token!r} is not a finite number", token)
+    pred = format_number(value)
+    return correct(pred) if value == gold else wrong(pred)
+
+
+def strict_answer(region: str) -> tuple[str | None, str]:
+    """The number after the last `####`, with the reason when there is none."""
+    at = region.rfind(MARKER)
+    if at < 0:
+        return None, "no `####` answer line"
+    tail = _DRESSING.sub("", region[at + len(MARKER):at + len(MARKER) + _LOOKAHEAD])
+    found = _LEADING_NUMBER.match(tail)
+    if found is None:
+        return None, f"no number after the last `####`: {region[at:at + 60]!r}"
+    return found.group(1), ""
+
+
+@lru_cache(maxsize=8192)
+def _gold_from_text(text: str) -> Fraction | None:
+    if MARKER in text:
+        text = text.rsplit(MARKER, 1)[1]
+    return parse_number(text)
+
+
+def gold_value(ground_truth: Any) -> Fraction | None:
+    """The gold number from a dataset answer (`... #### 72`) or a bare number; parsed once per gold."""
+    if isinstance(ground_truth, bool):
+        return None
+    if isinstance(ground_truth, (int, Fraction)):
+        return Fraction(ground_truth)
+    if isinstance(ground_truth, float):
+        return Fraction(repr(ground_truth)) if ground_truth == ground_truth and abs(ground_truth) != float("inf") else None
+    if isinstance(ground_truth, str):
+        return _gold_from_text(ground_truth)
+    return None

@@ -1,0 +1,113 @@
+import string
+
+from hypothesis import given, strategies as st
+
+from rewards import compute_score
+
+GSM = "openai/gsm8k"
+
+
+def verdict(response, gold, **kw):
+    return compute_score(GSM, response, gold, **kw)
+
+
+def test_dollar_thousands_and_trailing_period():
+    r = verdict("... so she earns #### $1,080.", "1080")
+    assert r["acc"] == 1.0 and r["pred"] == "1080" and r["verdict"] == "correct"
+
+
+def test_answer_early_in_a_long_response_is_not_clipped():
+    response = "#### 1080\n" + "Let me double check the arithmetic once more. " * 110
+    assert len(response) > 5000
+    assert verdict(response, "1080")["acc"] == 1.0
+
+
+def test_last_marker_wins():
+    assert verdict("#### 5\nwait, I made an error.\n#### 7", "7")["verdict"] == "correct"
+    assert verdict("#### 7\nwait, I made an error.\n#### 5", "7")["verdict"] == "wrong"
+
+
+def test_gold_from_dataset_answer_line():
+    gold = "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n#### 72"
+    assert verdict("#### 72", gold)["acc"] == 1.0
+    assert verdict("#### 24", gold)["verdict"] == "wrong"
+
+
+def test_normalisations():
+    for response in ["#### 18.0", "#### 18 dollars", "#### **18**", "####18", "#### \\$18",
+                     "#### 18.", "#### \\boxed{18}", "#### 18%", "####  +18"]:
+        assert verdict(response, "18")["verdict"] == "correct", response
+
+
+def test_exact_rationals_not_floats():
+    assert verdict("#### 0.30000000000000004", "0.3")["verdict"] == "wrong"
+    assert verdict("#### 1/3", "1/3")["verdict"] == "correct"
+    assert verdict("#### 0.5", "1/2")["verdict"] == "correct"
+    assert verdict("#### 1,000,001", "1000000")["verdict"] == "wrong"
+    assert verdict("#### -5", "5")["verdict"] == "wrong"
+
+
+def test_strict_needs_marker_flexible_takes_last_number():
+    assert verdict("The answer is 42.", "42")["verdict"] == "no_answer"
+    assert verdict("The answer is 42.", "42", gsm8k_mode="flexible")["verdict"] == "correct"
+    assert verdict("It is 7, no wait, 42 apples.", "42", gsm8k_mode="flexible")["verdict"] == "correct"
+
+
+def test_marker_without_number_is_unparsable():
+    r = verdict("#### the answer is unknown", "4")
+    assert r["verdict"] == "unparsable_pred" and r["score"] == 0.0
+
+
+def test_unparsable_gold_is_not_a_free_reward():
+    r = verdict("#### 4", "four")
+    assert r["verdict"] == "unparsable_gold" and r["score"] == 0.0
+
+
+def test_think_region():
+    assert verdict("<think>#### 9</think>#### 4", "4")["verdict"] == "correct"
+    assert verdict("<think>the answer is #### 4</think>I am not sure.", "4")["verdict"] == "no_answer"
+    assert verdict("<think>I keep thinking #### 4", "4")["verdict"] == "no_answer"
+    # a chat template pre-filled <think>: the response starts inside it
+    assert verdict("so 2+2=4</think>\n#### 4<|im_end|>", "4")["verdict"] == "correct"
+
+
+def test_numeric_gold_types():
+    assert verdict("#### 72", 72)["acc"] == 1.0
+    assert verdict("#### 2.5", 2.5)["acc"] == 1.0
+    assert verdict("#### 1", True)["verdict"] == "unparsable_gold"
+
+
+# --- properties -------------------------------------------------------------------------------
+
+prose = st.text(alphabet=string.ascii_letters + " ,;\n", max_size=200)
+
+
+@given(st.text(max_size=2000), st.text(max_size=50), st.sampled_from(["strict", "flexible"]))
+def test_never_raises_and_stays_in_range(response, gold, mode):
+    r = verdict(response, gold, gsm8k_mode=mode)
+    assert set(r) == {"score", "acc", "format", "pred", "verdict"}
+    assert 0.0 <= r["score"] <= 1.0 and r["acc"] in (0.0, 1.0)
+
+
+@given(st.integers(min_value=-10**9, max_value=10**9), prose)
+def test_deterministic(n, text):
+    response = f"{text}\n#### {n}"
+    assert verdict(response, str(n)) == verdict(response, str(n))
+
+
+def _dressed(n: int, comma: bool, dollar: bool, period: bool, before: str, after: str) -> str:
+    digits = f"{abs(n):,}" if comma else str(abs(n))
+    number = ("-" if n < 0 else "") + ("$" if dollar else "") + digits
+    return f"{before}\n#### {number}{'.' if period else ''}{after}"
+
+
+@given(st.integers(min_value=-10**12, max_value=10**12), st.booleans(), st.booleans(), st.booleans(),
+       prose, st.sampled_from(["", " dollars", " apples in total", "\n"]))
+def test_correct_answer_survives_harmless_rewrites(n, comma, dollar, period, before, after):
+    response = _dressed(n, comma, dollar, period, before, after)
+    assert verdict(response, str(n))["verdict"] == "correct", response
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=1, max_value=10**6))
+def test_different_number_is_wrong(n, delta):
+    assert verdict(f"#### {n + delta}", str(n))["verdict"] == "wrong"
