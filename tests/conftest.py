@@ -14,11 +14,16 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
-@pytest.fixture
-def rewards_cli():
-    """Run the `rewards` CLI in-process; returns (exit status, stdout, stderr)."""
-    from cli.main import main
+@pytest.fixture(scope="session")
+def tokenizer_dir(tmp_path_factory):
+    """Directory of a small offline BPE tokenizer with a ChatML chat template (see helpers/tokenizer.py)."""
+    from tests.helpers.tokenizer import make_tokenizer
 
-    def run(*argv: str, capsys=None):
-        return main(list(argv))
-    return run
+    return make_tokenizer(tmp_path_factory.mktemp("tokenizer"))
+
+
+@pytest.fixture(scope="session")
+def tokenizer(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(tokenizer_dir))
