@@ -1,0 +1,167 @@
+"""The verl adapter: what verl loads from `reward.custom_reward_function.path=pkg://rewards.verl`.
+
+Three entry points, one per way verl calls a reward function (set `.name` to pick one):
+
+- `compute_score` (verl's default name): one sample, synchronous. verl's reward loop runs it in
+  a thread of its event loop's executor, so it must be thread-safe and must not rely on signals.
+- `compute_score_async`: one sample, a coroutine. verl's loader and reward managers check
+  `inspect.iscoroutinefunction` and await it directly on the reward worker's event loop.
+- `compute_score_batch`: verl's legacy `BatchRewardManager` signature (`data_sources=`,
+  `solution_strs=`, `ground_truths=`, `extra_infos=`), one result per sample, in order.
+
+Settings arrive as keyword arguments from `+reward.custom_reward_function.reward_kwargs.KEY=VALUE`.
+A data_source no scorer of ours handles goes to verl's own `default_compute_score` when verl is
+importable, mapped into our five keys so that a batch mixing both still has one key set (verl
+builds its per-batch key list from the first sample). This module imports neither torch nor verl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import lru_cache
+from typing import Any, Callable, Mapping, Sequence
+
+from . import api
+from .registry import UnknownDataSourceError, get_scorer
+from .result import Result, Verdict
+
+log = logging.getLogger("rewards")
+
+__all__ = ["compute_score", "compute_score_async", "compute_score_batch", "BatchSizeError"]
+
+# verl's `default_compute_score` raises NotImplementedError with this text for names it lacks.
+_VERL_UNKNOWN = "Reward function is not implemented for"
+
+
+class BatchSizeError(ValueError):
+    """The batched call got lists of different lengths (a caller bug, never model text)."""
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: Any,
+                  extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Judge one response for verl; the dict has `score`, `acc`, `format`, `pred`, `verdict`.
+
+    A data_source we do not score is delegated to verl's `default_compute_score`; a name that
+    neither knows raises `UnknownDataSourceError`, naming the closest registered names.
+    """
+    if not _ours(data_source):
+        return _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
+    return api.compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+
+
+async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any,
+                              extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    """`compute_score` as a coroutine, for `reward.custom_reward_function.name=compute_score_async`.
+
+    The judging itself runs off the event loop, so one slow sample never stalls the reward
+    worker's other samples; its hard deadline is the same as the synchronous call's.
+    """
+    return await asyncio.to_thread(compute_score, data_source, solution_str, ground_truth,
+                                   extra_info, **kwargs)
+
+
+def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str],
+                        ground_truths: Sequence[Any], extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
+                        **kwargs: Any) -> list[dict[str, Any]]:
+    """Judge a whole batch (verl's `BatchRewardManager` signature); one dict per sample, in order.
+
+    Every dict has the same keys. Unknown data_sources raise before any sample is judged.
+    """
+    n = len(data_sources)
+    if extra_infos is None:
+        extra_infos = [None] * n
+    lengths = {"data_sources": n, "solution_strs": len(solution_strs),
+               "ground_truths": len(ground_truths), "extra_infos": len(extra_infos)}
+    if len(set(lengths.values())) != 1:
+        raise BatchSizeError("compute_score_batch needs one entry per sample in every list; got "
+                             + ", ".join(f"{k}={v}" for k, v in lengths.items()))
+    ours = [i for i in range(n) if _ours(data_sources[i])]
+    theirs = [i for i in range(n) if i not in set(ours)]
+    if theirs and _verl_default() is None:
+        get_scorer(data_sources[theirs[0]])  # raises the loud UnknownDataSourceError
+    results: list[dict[str, Any] | None] = [None] * n
+    samples = [api.Sample(str(data_sources[i]), solution_strs[i], ground_truths[i], extra_infos[i]) for i in ours]
+    for i, result in zip(ours, api.score_batch(samples, **kwargs)):
+        results[i] = result.to_dict()
+    for i in theirs:
+        results[i] = _delegate(data_sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs)
+    if any(r is None for r in results):  # pragma: no cover - guards the one-per-sample contract
+        raise RuntimeError("compute_score_batch lost a sample; this is a bug in rewards.verl")
+    return results  # type: ignore[return-value]
+
+
+def _ours(data_source: Any) -> bool:
+    try:
+        get_scorer(data_source)
+    except UnknownDataSourceError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _verl_default() -> Callable[..., Any] | None:
+    """verl's own `default_compute_score`, imported on first need; None when verl is absent."""
+    try:
+        from verl.utils.reward_score import default_compute_score
+    except ImportError:
+        return None
+    return default_compute_score
+
+
+def _delegate(data_source: Any, solution_str: Any, ground_truth: Any,
+              extra_info: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Score with verl's own function and map its float or dict into our keys."""
+    verl_score = _verl_default()
+    if verl_score is None:
+        get_scorer(data_source)  # raises the loud UnknownDataSourceError
+    try:
+        raw = verl_score(data_source=data_source, solution_str=solution_str, ground_truth=ground_truth,
+                         extra_info=extra_info, **_verl_kwargs(kwargs))
+    except NotImplementedError as exc:
+        if _VERL_UNKNOWN not in str(exc):
+            return _delegated_error(data_source, exc)
+        try:
+            get_scorer(data_source)
+        except UnknownDataSourceError as unknown:
+            if hasattr(unknown, "add_note"):  # Python 3.11+
+                unknown.add_note("verl's default_compute_score has no scorer for it either.")
+            raise unknown from None
+        raise  # pragma: no cover - registered meanwhile; cannot happen for a stable registry
+    except Exception as exc:  # verl's scorers may raise on model text; ours never do
+        return _delegated_error(data_source, exc)
+    return from_verl(raw).to_dict()
+
+
+def from_verl(raw: Any) -> Result:
+    """verl's float or dict result as our Result: `score` unchanged, `acc` 1 only for full credit.
+
+    A float counts as correct when it is at least 1.0; a dict's own `acc` wins when present,
+    and its `pred` is kept for majority voting. Any other keys are dropped, because verl needs
+    the same keys from every sample of a batch.
+    """
+    if isinstance(raw, Mapping):
+        score = float(raw["score"])
+        acc = bool(raw["acc"]) if "acc" in raw else score >= 1.0
+        pred = raw.get("pred")
+        pred = "" if pred is None else str(pred)
+    else:
+        score = float(raw)
+        acc, pred = score >= 1.0, ""
+    verdict = Verdict.CORRECT if acc else Verdict.WRONG
+    return Result(verdict, pred, score=score, reason="scored by verl's default_compute_score")
+
+
+def _delegated_error(data_source: Any, exc: Exception) -> dict[str, Any]:
+    log.warning("rewards: verl's default_compute_score raised %s for %r: %s",
+                type(exc).__name__, data_source, exc)
+    return Result(Verdict.ERROR, reason=f"verl's scorer raised {type(exc).__name__}: {exc}").to_dict()
+
+
+# The keywords verl's `default_compute_score` accepts besides the four sample fields.
+_VERL_KEYWORDS = ("sandbox_fusion_url", "concurrent_semaphore", "memory_limit_mb")
+
+
+def _verl_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Only verl's own keywords go to verl; our settings mean nothing to its scorers."""
+    return {k: kwargs[k] for k in _VERL_KEYWORDS if k in kwargs}

@@ -1,0 +1,54 @@
+"""Build the DataProto batches verl's reward managers receive, from plain rows and a real tokenizer.
+
+verl's rollout hands the reward loop `prompts` (left-padded), `responses` (right-padded, ending in
+EOS), one `attention_mask` over both, and the dataset row's `data_source`, `reward_model` and
+`extra_info` as object arrays. This builds exactly that shape, so the tests exercise verl's own
+decoding (`skip_special_tokens=True`) and length arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Row:
+    data_source: str
+    response: str
+    ground_truth: Any
+    question: str = "What is the answer?"
+    extra_info: dict[str, Any] = field(default_factory=dict)
+
+
+def make_batch(tokenizer, rows: list[Row]):
+    """A DataProto with one entry per row, shaped as verl's rollout produces it."""
+    import numpy as np
+    import torch
+    from verl import DataProto
+
+    prompts = [tokenizer.apply_chat_template([{"role": "user", "content": r.question}],
+                                             add_generation_prompt=True, tokenize=False) for r in rows]
+    prompt_ids = [tokenizer.encode(p, add_special_tokens=False) for p in prompts]
+    response_ids = [tokenizer.encode(r.response, add_special_tokens=False) + [tokenizer.eos_token_id]
+                    for r in rows]
+    p_len = max(map(len, prompt_ids))
+    r_len = max(map(len, response_ids))
+    pad = tokenizer.pad_token_id
+    prompt_t = torch.tensor([[pad] * (p_len - len(p)) + p for p in prompt_ids])
+    response_t = torch.tensor([r + [pad] * (r_len - len(r)) for r in response_ids])
+    mask = torch.tensor([[0] * (p_len - len(p)) + [1] * len(p) + [1] * len(r) + [0] * (r_len - len(r))
+                         for p, r in zip(prompt_ids, response_ids)])
+    input_ids = torch.cat([prompt_t, response_t], dim=1)
+    position_ids = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    non_tensors = {
+        "data_source": np.array([r.data_source for r in rows], dtype=object),
+        "reward_model": np.array([{"style": "rule", "ground_truth": r.ground_truth} for r in rows], dtype=object),
+        "extra_info": np.array([{"split": "test", "index": i, **r.extra_info} for i, r in enumerate(rows)],
+                               dtype=object),
+    }
+    return DataProto.from_dict(
+        tensors={"prompts": prompt_t, "responses": response_t, "input_ids": input_ids,
+                 "attention_mask": mask, "position_ids": position_ids},
+        non_tensors=non_tensors,
+    )
