@@ -1,0 +1,67 @@
+"""Process-wide engine configuration: pool size, memory cap, warm-up modules, debug mode.
+
+These are properties of the process (one pool per process), not of a scoring call, so they live
+in environment variables (read when the pool first starts) and `rewards.engine.configure()`,
+not in per-call `Settings`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+ENV_WORKERS = "REWARDS_WORKERS"
+ENV_MEMORY_MB = "REWARDS_WORKER_MEMORY_MB"
+ENV_PRELOAD = "REWARDS_WORKER_PRELOAD"
+ENV_INLINE = "REWARDS_ENGINE_INLINE"
+
+DEFAULT_MEMORY_MB = 1024
+STARTUP_TIMEOUT = 120.0
+"""Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
+
+
+def default_workers() -> int:
+    """Two workers, or one on a one-core machine: sympy checks are rare, the fast path is in-process."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    workers: int = field(default_factory=default_workers)
+    """Worker processes in the pool."""
+    memory_mb: int | None = DEFAULT_MEMORY_MB
+    """Address-space cap per worker (RLIMIT_AS) in MiB; None or 0 for no cap."""
+    preload: tuple[str, ...] = ()
+    """Modules each worker imports before it takes work, so imports never eat into a deadline."""
+    inline: bool = False
+    """Debugging only: run functions in the calling process, with no deadline and no memory cap."""
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.workers, int) and self.workers >= 1):
+            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
+        if self.memory_mb is not None and not (isinstance(self.memory_mb, int) and self.memory_mb >= 0):
+            raise ValueError(f"memory_mb must be a non-negative integer or None, got {self.memory_mb!r}")
+
+
+def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineConfig:
+    """The configuration with any REWARDS_* environment variables applied."""
+    env = os.environ if environ is None else environ
+    config = base or EngineConfig()
+    changes: dict[str, Any] = {}
+    if env.get(ENV_WORKERS):
+        changes["workers"] = _int(env, ENV_WORKERS)
+    if env.get(ENV_MEMORY_MB):
+        changes["memory_mb"] = _int(env, ENV_MEMORY_MB) or None
+    if env.get(ENV_PRELOAD):
+        changes["preload"] = tuple(m.strip() for m in env[ENV_PRELOAD].split(",") if m.strip())
+    if env.get(ENV_INLINE, "").strip().lower() in ("1", "true", "yes", "on"):
+        changes["inline"] = True
+    return replace(config, **changes)
+
+
+def _int(env: Any, name: str) -> int:
+    try:
+        return int(env[name])
+    except ValueError:
+        raise ValueError(f"environment variable {name} must be an integer, got {env[name]!r}") from None

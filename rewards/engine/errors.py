@@ -1,0 +1,35 @@
+"""What `call_bounded` raises instead of a value: each names why the call produced nothing."""
+
+from __future__ import annotations
+
+
+class EngineError(RuntimeError):
+    """Base class: the bounded call did not return a value."""
+
+
+class WorkerTimeout(EngineError):
+    """The call ran past its deadline; its worker was killed and is being replaced."""
+
+    def __init__(self, timeout: float, fn_name: str = ""):
+        self.timeout = timeout
+        self.fn_name = fn_name
+        where = f" {fn_name}" if fn_name else ""
+        super().__init__(f"call{where} exceeded its {timeout:g} s deadline; the worker was killed")
+
+
+class WorkerCrashed(EngineError):
+    """The worker died or ran out of memory (its memory cap) before answering."""
+
+    def __init__(self, message: str, exitcode: int | None = None):
+        self.exitcode = exitcode
+        super().__init__(message)
+
+
+class WorkerError(EngineError):
+    """The function raised inside the worker; `type_name` and `message` are the original's."""
+
+    def __init__(self, type_name: str, message: str, remote_traceback: str = ""):
+        self.type_name = type_name
+        self.message = message
+        self.remote_traceback = remote_traceback
+        super().__init__(f"{type_name}: {message}")

@@ -1,0 +1,104 @@
+"""The worker process: `python -m rewards.engine.worker IN_FD OUT_FD MEMORY_MB PARENT_PID`.
+
+A fresh interpreter (not a fork of the caller, which may hold threads, CUDA or Ray state): it caps
+its own address space, takes the caller's sys.path and warm-up modules, says `ready`, then runs
+pickled calls one at a time. A MemoryError ends the process (its heap cannot be trusted after);
+the parent sees that as a crash and starts a replacement. It exits when its input pipe closes or
+its parent disappears.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+import time
+import traceback
+from importlib import import_module
+from multiprocessing.connection import Connection
+
+OOM_EXIT = 3
+
+
+def cap_memory(memory_mb: int) -> None:
+    """Limit this process's address space so a runaway computation fails here, not on the host."""
+    if memory_mb <= 0:
+        return
+    try:
+        import resource
+    except ImportError:  # not POSIX: no cap available
+        return
+    limit = memory_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def watch_parent(parent_pid: int, every: float = 1.0) -> None:
+    """Exit if the parent dies mid-computation (a blocked read would notice only afterwards)."""
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent_pid:
+                os._exit(0)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def serve(inbox: Connection, outbox: Connection) -> None:
+    kind, sys_path, preload = inbox.recv()
+    assert kind == "init", kind
+    sys.path[:] = list(sys_path) + [p for p in sys.path if p not in sys_path]
+    for name in preload:
+        try:
+            import_module(name)
+        except Exception:  # a missing warm-up module only costs time later, when a call needs it
+            pass
+    outbox.send(("ready", os.getpid()))
+    while True:
+        try:
+            data = inbox.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            outbox.send_bytes(handle(data))
+        except MemoryError:
+            _out_of_memory(outbox)
+
+
+def handle(data: bytes) -> bytes:
+    """Run one request; the pickled reply. Only MemoryError escapes."""
+    try:
+        message = pickle.loads(data)
+        if message[0] == "import":
+            import_module(message[1])
+            return pickle.dumps(("ok", None))
+        _, fn, args = message
+        value = fn(*args)
+        return pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
+    except MemoryError:
+        raise
+    except BaseException as exc:  # the caller gets the type and message as WorkerError
+        return pickle.dumps(("err", type(exc).__name__, str(exc), traceback.format_exc()))
+
+
+def _out_of_memory(outbox: Connection) -> None:
+    try:
+        outbox.send(("oom",))
+    finally:
+        os._exit(OOM_EXIT)
+
+
+def main(argv: list[str]) -> None:
+    in_fd, out_fd, memory_mb, parent_pid = (int(a) for a in argv)
+    cap_memory(memory_mb)
+    watch_parent(parent_pid)
+    try:
+        serve(Connection(in_fd, writable=False), Connection(out_fd, readable=False))
+    except MemoryError:
+        os._exit(OOM_EXIT)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
