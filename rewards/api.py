@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from .compose import compose
 from .registry import ScorerEntry, get_scorer
 from .result import Result, Verdict, failed
 from .settings import Settings, make_settings
@@ -46,11 +47,14 @@ def score_batch(samples: Iterable[Sample], **kwargs: Any) -> list[Result]:
 
 def judge(entry: ScorerEntry, response: Any, ground_truth: Any,
           extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
-    """Run one scorer, turning anything it raises into an `error` verdict."""
+    """Run one scorer, turning anything it raises into an `error` verdict, then compose the score."""
     if not isinstance(response, str):
-        return failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
+        result = failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
+        return compose(result, response, extra_info, settings)
     try:
-        return entry.scorer(response, ground_truth, extra_info, settings)
+        result = entry.scorer(response, ground_truth, extra_info, settings)
     except Exception as exc:  # a scorer bug must not stop a training step
         log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
-        return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
+        result = failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
+    # Format and shaping (rewards/compose.py); every result passes here so all carry the same keys.
+    return compose(result, response, extra_info, settings)
