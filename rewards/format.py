@@ -12,13 +12,14 @@ Rules (setting `format_rule`):
 
 Modes (setting `format_mode`):
 - `strict` (default): tags exactly once and in order; `<think>` first (only whitespace before it);
-  a thought that is not blank; `think_boxed`: exactly one non-empty `\\boxed{}` after `</think>` and
-  no tags there; `think_answer`: after `</think>` only `<answer>X</answer>` with X not blank and
-  nothing after `</answer>`. Gaming left open: a one-word thought passes; any box content passes.
+  a thought that is not blank; `think_boxed`: a closed, non-empty `\\boxed{}` after `</think>` and
+  no `<answer>` tags; `think_answer`: after `</think>` only `<answer>X</answer>` with X not blank and
+  nothing after `</answer>`. Gaming left open: a one-word thought passes; any box content passes; several boxes
+  pass (multi-part answers are boxed separately; hedging between boxes is the accuracy check's job).
 - `lenient`: spaces inside tags are tolerated (`< think >`, seen from Qwen2.5-VL-32B); a `<think>`
   before the last `</think>`, possibly empty or repeated, with text before it; the answer (a non-empty
   box, or a non-blank `<answer>` block) after the last `</think>`, with anything after it. Gaming
-  left open: empty thoughts, repeated or echoed tags, trailing text, several hedging boxes.
+  left open: empty thoughts, repeated or echoed tags, trailing text.
 
 Both modes pay nothing for an answer only inside `<think>` (the answer must follow the last
 `</think>`) nor for a thought that never closed (the model was cut off).
@@ -45,7 +46,6 @@ ANSWER_CLOSE = "</answer>"
 _TAGS = (THINK_OPEN, THINK_CLOSE, ANSWER_OPEN, ANSWER_CLOSE)
 # `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only).
 _SPACED_TAG = re.compile(r"<\s*(/?)\s*(think|answer)\s*>")
-_BOX = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
@@ -120,12 +120,7 @@ def _strict(text: str, rule: str, prefilled: str) -> FormatCheck:
 def _strict_boxed(text: str, rest: str) -> FormatCheck:
     if any(tag in text for tag in (ANSWER_OPEN, ANSWER_CLOSE)):
         return _fail("<answer> tags in a think-and-box response")
-    boxes = len(_BOX.findall(rest))
-    if boxes == 0:
-        return _fail("no \\boxed{} after </think>")
-    if boxes > 1:
-        return _fail("several \\boxed{} after </think>")
-    return PASS if _box_content(rest) else _fail("empty or unbalanced \\boxed{}")
+    return _boxed(rest)
 
 
 def _strict_answer(text: str, rest: str) -> FormatCheck:
@@ -150,18 +145,18 @@ def _lenient(text: str, rule: str, prefilled: str) -> FormatCheck:
         return _fail("no <think> before </think> (think_prefilled=no)")
     rest = text[close + len(THINK_CLOSE):]
     if rule == "think_boxed":
-        if not _BOX.search(rest):
-            return _fail("no \\boxed{} after the last </think>")
-        return PASS if _box_content(rest) else _fail("empty or unbalanced \\boxed{}")
+        return _boxed(rest)
     blocks = _ANSWER_BLOCK.findall(rest)
     if not blocks:
         return _fail("no <answer>...</answer> after the last </think>")
     return PASS if any(b.strip() for b in blocks) else _fail("empty <answer> block")
 
 
-def _box_content(region: str) -> bool:
-    """True when the last box in the region has balanced braces and content that is not blank."""
-    from .math.extract import last_boxed  # the MATH extractor; imported on first use
+def _boxed(region: str) -> FormatCheck:
+    """The last `\\boxed{}` after `</think>` must be closed and hold something (MATH's extractor)."""
+    from .math.extract import last_boxed  # imported on first use: scorers that never box skip it
 
     content = last_boxed(region)
-    return bool(content and content.strip())
+    if content is None:
+        return _fail("no closed \\boxed{} after </think>")
+    return PASS if content.strip() else _fail("empty \\boxed{}")

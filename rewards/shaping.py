@@ -41,12 +41,12 @@ def overlong_penalty(length: int, max_resp_len: int, buffer_len: int, factor: fl
     exceed = length - expected
     if exceed <= 0:
         return 0.0
-    return -factor * min(exceed / buffer_len, 1.0)
+    return 0.0 - factor * min(exceed / buffer_len, 1.0)
 
 
 def length_penalty(length: int, max_resp_len: int, coef: float) -> float:
     """A linear cost for length, `-coef * L / max_resp_len`, in [-coef, 0]."""
-    return -coef * min(max(length, 0) / max_resp_len, 1.0)
+    return 0.0 - coef * min(max(length, 0) / max_resp_len, 1.0)
 
 
 def repetition_fraction(text: str, ngram: int) -> float:
@@ -61,7 +61,7 @@ def repetition_fraction(text: str, ngram: int) -> float:
 
 def repetition_penalty(text: str, ngram: int, coef: float) -> float:
     """`-coef * repetition_fraction`, in [-coef, 0]: degenerate loops cost up to `coef`."""
-    return -coef * repetition_fraction(text, ngram)
+    return 0.0 - coef * repetition_fraction(text, ngram)
 
 
 def shaping_enabled(settings: Settings) -> bool:
