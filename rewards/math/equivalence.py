@@ -1,0 +1,183 @@
+"""When two normalised answers are the same answer: structure first, then leaf by leaf.
+
+`compare` walks two answer shapes (see `structure`) with a three-way leaf test: True (equal),
+False (different) or None (cannot tell without sympy). The fast path (`fast_equal`) uses exact
+rationals and strings only, never imports sympy, and settles most answers in microseconds; what it
+leaves undecided goes to `symbolic.symbolic_verdict`, which runs the same walk with sympy leaves in a
+killable worker process.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import Callable
+
+from ..numbers import parse_number
+from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
+
+Tri = bool | None
+ValueEq = Callable[[str, str], Tri]
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_FRAC = re.compile(rf"([-+]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}")
+_MIXED = re.compile(r"([-+]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}")
+_REPEATING = re.compile(r"([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}")
+_SYMBOL = re.compile(r"(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-zA-Z]\))?")
+_CHOICE = re.compile(r"\(?([A-E])\)?")
+_CHOICE_PREFIX = re.compile(r"\(([A-E])\)")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def fast_equal(pred: str, gold: str) -> Tri:
+    """The fast-path verdict on two normalised answers: True, False, or None (ask sympy)."""
+    if pred == gold:
+        return True
+    return compare(parse(pred), parse(gold), fast_value_eq)
+
+
+def compare(pred: Node, gold: Node, value_eq: ValueEq) -> Tri:
+    """Three-way equality of two answer shapes, with `value_eq` deciding single expressions."""
+    if isinstance(pred, Leaf) and isinstance(gold, Leaf):
+        return leaf_equal(pred.text, gold.text, value_eq)
+    if isinstance(pred, Leaf) or isinstance(gold, Leaf):
+        group = gold if isinstance(pred, Leaf) else pred
+        if group.kind == "list" and len(group.items) == 1:  # `\{3\}` answers `3`
+            inner = group.items[0]
+            return compare(pred, inner, value_eq) if group is gold else compare(inner, gold, value_eq)
+        return False
+    if pred.kind != gold.kind or pred.brackets != gold.brackets:
+        return False
+    if len(pred.items) != len(gold.items) or len(gold.items) > MAX_ITEMS:
+        return False
+    if pred.kind in ("list", "union"):
+        return _match_unordered(pred.items, gold.items, value_eq)
+    return _all(compare(p, g, value_eq) for p, g in zip(pred.items, gold.items))
+
+
+def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
+    """Single answers: choice letters, words, equations, then values.
+
+    `x = 3` answers `3` (the value after the last `=` counts); a gold equation with a lone symbol
+    on the left (`y = 2x+1`) is answered by its right side or by the same equation; any other gold
+    equation needs an equation.
+    """
+    if pred == gold:
+        return True
+    choice = _CHOICE.fullmatch(gold)
+    if choice:
+        mine = _CHOICE.fullmatch(pred) or _CHOICE_PREFIX.match(pred)
+        return bool(mine) and mine.group(1) == choice.group(1)
+    if is_words(gold) or is_words(pred):
+        return _plain(pred) == _plain(gold)
+    gold_sides = split_top(gold, "=")
+    pred_sides = split_top(pred, "=")
+    if len(gold_sides) == 1:
+        return value_eq(pred_sides[-1], gold) if len(pred_sides) > 1 else value_eq(pred, gold)
+    if len(pred_sides) == 1:
+        if len(gold_sides) == 2 and is_symbol(gold_sides[0]):
+            return value_eq(pred, gold_sides[1])
+        return False
+    p_lhs, p_rhs = pred_sides[-2:]
+    g_lhs, g_rhs = gold_sides[-2:]
+    if is_symbol(g_lhs) and is_symbol(p_lhs):
+        return value_eq(p_rhs, g_rhs) if p_lhs == g_lhs else False
+    return value_eq(f"{p_lhs}={p_rhs}", f"{g_lhs}={g_rhs}")
+
+
+def fast_value_eq(pred: str, gold: str) -> Tri:
+    """Exact numbers decide; anything else is left to sympy."""
+    if pred == gold:
+        return True
+    p, g = exact_value(pred), exact_value(gold)
+    if p is not None and g is not None:
+        return p == g
+    return None
+
+
+@lru_cache(maxsize=16384)
+def exact_value(text: str) -> Fraction | None:
+    """The exact value of a plain number: `-3`, `2.50`, `7/4`, `\\frac{-1}{2}`, `2\\frac{1}{2}`
+    (a mixed number), `0.\\overline{3}`; None for anything else."""
+    if len(text) > 200:
+        return None
+    value = parse_number(text)
+    if value is not None or "\\" not in text:
+        return value
+    m = _FRAC.fullmatch(text)
+    if m:
+        num, den = Fraction(m.group(2)), Fraction(m.group(3))
+        if den == 0:
+            return None
+        return -num / den if m.group(1) == "-" else num / den
+    m = _MIXED.fullmatch(text)
+    if m:
+        den = int(m.group(4))
+        if den == 0:
+            return None
+        value = int(m.group(2)) + Fraction(int(m.group(3)), den)
+        return -value if m.group(1) == "-" else value
+    m = _REPEATING.fullmatch(text)
+    if m:
+        whole, fixed, cycle = m.group(2) or "0", m.group(3), m.group(4)
+        value = Fraction(int(whole)) + Fraction(int(fixed or "0"), 10 ** len(fixed)) \
+            + Fraction(int(cycle), (10 ** len(cycle) - 1) * 10 ** len(fixed))
+        return -value if m.group(1) == "-" else value
+    return None
+
+
+def is_symbol(text: str) -> bool:
+    """A lone variable (`x`, `a_1`, `\\theta`, `f(x)`): the left side of an assignment."""
+    return bool(_SYMBOL.fullmatch(text))
+
+
+def is_words(text: str) -> bool:
+    """Plain words (`Monday`, `odd`? no: words of four letters or more), compared as text.
+
+    Short letter runs stay algebra (`ab` is a product); long ones are words, because sympy would
+    read `east` as e*a*s*t and call it equal to `seat`.
+    """
+    return bool(_WORDS.fullmatch(text)) and bool(_LONG_WORD.search(text))
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s\-']", "", text).casefold()
+
+
+def _all(results) -> Tri:
+    undecided = False
+    for r in results:
+        if r is False:
+            return False
+        if r is None:
+            undecided = True
+    return None if undecided else True
+
+
+def _match_unordered(preds: tuple, golds: tuple, value_eq: ValueEq) -> Tri:
+    """Unordered equality as a perfect matching: True edges only -> True; impossible even with
+    undecided edges -> False; otherwise undecided."""
+    n = len(golds)
+    table = [[compare(p, g, value_eq) for g in golds] for p in preds]
+    if _perfect_matching(table, n, lambda r: r is True):
+        return True
+    if not _perfect_matching(table, n, lambda r: r is not False):
+        return False
+    return None
+
+
+def _perfect_matching(table, n: int, usable) -> bool:
+    match_of_gold = [-1] * n
+
+    def augment(p: int, seen: list[bool]) -> bool:
+        for g in range(n):
+            if usable(table[p][g]) and not seen[g]:
+                seen[g] = True
+                if match_of_gold[g] < 0 or augment(match_of_gold[g], seen):
+                    match_of_gold[g] = p
+                    return True
+        return False
+
+    return all(augment(p, [False] * n) for p in range(n))

@@ -1,0 +1,139 @@
+"""Where a MATH answer sits in a response: the last `\\boxed{}`, else a stated final answer.
+
+The last box wins because models correct themselves ("... \\boxed{4}. Wait, that is wrong ...
+\\boxed{5}"). Boxes are read with brace balancing (LaTeX escapes such as `\\{` do not count), so
+`\\boxed{\\frac{1}{2}}` is read whole; `\\boxed 7` (no braces) is read up to the next space or `$`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+BOX_COMMANDS = ("\\boxed", "\\fbox")
+_BARE_END = re.compile(r"[\s$]")
+# What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
+_JOINER = re.compile(r"[\s$,;.]*(?:(?:and|or|\\text\{\s*(?:and|or)\s*\}|\\quad|\\qquad)[\s$,;]*)?")
+_SEPARATOR = re.compile(r"[,;]|\band\b|\bor\b")
+_FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^\n]*)")
+_ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
+_MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
+_SENTENCE_END = re.compile(r"\.(?:\s|$)|\s(?:I hope|which|because|since)\b")
+
+
+class Box(NamedTuple):
+    start: int          # index of the backslash of `\boxed`
+    end: int            # index just past the box
+    content: str | None  # None when the box is opened but never closed
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last `\\boxed{...}` / `\\fbox{...}` (or `\\boxed 7`); None when there is none
+    or when the last one is never closed (a response cut off mid-answer has no answer)."""
+    box = last_box(text)
+    return None if box is None else box.content
+
+
+def last_box(text: str, before: int | None = None) -> Box | None:
+    """The last box command starting before `before`, with its span."""
+    end = len(text) if before is None else before
+    while True:
+        at = max(text.rfind(cmd, 0, end) for cmd in BOX_COMMANDS)
+        if at < 0:
+            return None
+        box = _read_box(text, at)
+        if box is not None:
+            return box
+        end = at  # `\boxedtext` or similar: not a box command; look further back
+
+
+def _read_box(text: str, at: int) -> Box | None:
+    name_end = at + (6 if text.startswith("\\boxed", at) else 5)
+    if name_end < len(text) and (text[name_end].isalpha()):
+        return None
+    i = name_end
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text):
+        return Box(at, len(text), None)
+    if text[i] != "{":
+        if i == name_end:  # `\boxed7` is not LaTeX; `\boxed 7` is
+            return None
+        stop = _BARE_END.search(text, i)
+        j = stop.start() if stop else len(text)
+        return Box(at, j, text[i:j])
+    close = matching_brace(text, i)
+    if close < 0:
+        return Box(at, len(text), None)
+    return Box(at, close + 1, text[i + 1:close])
+
+
+def matching_brace(text: str, open_at: int) -> int:
+    """Index of the `}` closing the `{` at `open_at`, or -1; `\\{`, `\\}` and `\\\\` are skipped."""
+    depth = 0
+    i = open_at
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def boxed_answer(text: str) -> tuple[str | None, bool]:
+    """The final boxed answer and whether any box command was seen.
+
+    Boxes that stand side by side with only separators between them are one answer
+    (`\\boxed{3}, \\boxed{5}` is the list `3, 5`); any words in between end the answer, so a
+    self-correction never merges with what it corrects.
+    """
+    box = last_box(text)
+    if box is None:
+        return None, False
+    if box.content is None:
+        return None, True
+    parts = [box.content]
+    while True:
+        prev = last_box(text, box.start)
+        if prev is None or prev.content is None:
+            break
+        between = text[prev.end:box.start]
+        if not _JOINER.fullmatch(between) or not _SEPARATOR.search(between):
+            break
+        if prev.content not in parts:  # `\boxed{5}, \boxed{5}` is one answer, not two
+            parts.append(prev.content)
+        box = prev
+    return ", ".join(reversed(parts)), True
+
+
+def stated_answer(text: str, answer_line: bool = False) -> str | None:
+    """A final answer stated in words: the last "the final answer is X" (or, for DAPO-style
+    sources, an `Answer: X` line), trimmed to its math span or its sentence."""
+    pattern = _ANSWER_LINE if answer_line else _FINAL
+    found = None
+    for found in pattern.finditer(text):
+        pass
+    if found is None:
+        return None
+    return trim_statement(found.group(1))
+
+
+def trim_statement(tail: str) -> str:
+    """`$\\frac12$. I hope it is correct.` -> `\\frac12`; `7 apples.` -> `7 apples`."""
+    tail = tail.strip().strip("*").strip()
+    inner = last_boxed(tail)
+    if inner is not None:
+        return inner
+    span = _MATH_SPAN.match(tail)
+    if span:
+        return next(g for g in span.groups() if g is not None).strip()
+    stop = _SENTENCE_END.search(tail)
+    return (tail[:stop.start()] if stop else tail).strip()

@@ -1,0 +1,135 @@
+"""One canonical spelling for a MATH answer, so that most equal answers are equal strings.
+
+Only presentation is removed: math delimiters, `\\left`/`\\right`, spacing commands, `\\dfrac`,
+`\\text{}` wrappers, units and degree signs, thousands separators, `$`, percent signs, a trailing
+period. Nothing that changes a value is rewritten: `50\\%` becomes `50` (never `0.5`), and a decimal
+stays a decimal. The result is `pred` in the scorer's result and the input of every comparison.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .extract import matching_brace
+
+_UNICODE = {
+    "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ",
+    "\u03c0": "\\pi ", "\u221e": "\\infty ", "\u2264": "\\leq ", "\u2265": "\\geq ", "\u2260": "\\neq ",
+    "\u221a": "\\sqrt", "\u00b0": "^\\circ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+    "\u222a": "\\cup ", "\u2229": "\\cap ", "\u00bd": "1/2",
+}
+_UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
+
+# Math-mode delimiters and commands that only change how an answer looks.
+_DELIMITERS = re.compile(r"\\\$|\$|\\\(|\\\)|\\\[|\\\]")
+_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lr]?|middle)(?![a-zA-Z])\s*\.?")
+_STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|mathstrut|strut)(?![a-zA-Z])")
+_FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
+_TEXT_VARIANTS = re.compile(r"\\(?:textbf|textit|textrm|textup|textsf|textnormal|mathrm|mathbf|mathit|mathsf|mbox|hbox)(?![a-zA-Z])")
+_TEXT_OPEN = re.compile(r"\\text\s*\{")
+_CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d])(?:and|or)(?=[\s\\\d-])")
+# A trailing unit in `\text{}` (`5\text{ cm}^2`, `12 \text{ square units}`): the value is what precedes it.
+_TEXT_UNIT = re.compile(r"(?<=\S)\s*\\text\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?[23]\}?)?$")
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
+_PERCENT = re.compile(r"\\?%|\\text\{\s*percent\s*\}")
+_THIN_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~|,\\!|\\!)(?=\d{3}(?!\d))")
+_GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_SPACING = re.compile(r"\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
+_RELATIONS = [(re.compile(p), r) for p, r in [
+    (r"\\le(?:qslant)?(?![a-zA-Z])", r"\\leq "), (r"\\ge(?:qslant)?(?![a-zA-Z])", r"\\geq "),
+    (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
+    (r"\\lbrace(?![a-zA-Z])", r"\\{"), (r"\\rbrace(?![a-zA-Z])", r"\\}"),
+    (r"\\lbrack(?![a-zA-Z])", "["), (r"\\rbrack(?![a-zA-Z])", "]"),
+    (r"\\(?:infinity|infin)(?![a-zA-Z])|(?<![\\a-zA-Z])(?:infinity|inf)(?![a-zA-Z])", r"\\infty "),
+    (r"\+\s*\\infty", r"\\infty"), (r"\\varnothing(?![a-zA-Z])", r"\\emptyset "),
+    (r"\\dots[bc]?(?![a-zA-Z])|\\[lc]dots(?![a-zA-Z])", r"\\ldots "),
+    (r"\\mathbb\s*\{?R\}?|\u211d", r"(-\\infty,\\infty)"),
+]]
+# Bare words after a number (`10 inches`, `6 square units`): only these, never single letters.
+_UNIT_WORDS = (
+    "square", "sq", "cubic", "units?", "inch(?:es)?", "feet", "foot", "ft", "yards?", "miles?", "mph",
+    "meters?", "metres?", "cm", "mm", "km", "kg", "grams?", "pounds?", "lbs?", "ounces?", "oz",
+    "liters?", "litres?", "gallons?", "dollars?", "cents?", "degrees?", "radians?", "seconds?",
+    "minutes?", "mins?", "hours?", "hrs?", "days?", "weeks?", "months?", "years?", "ways?",
+    "people", "students?", "points?", "percent", "times", "items?", "numbers?", "integers?",
+    "digits?", "edges?", "vertices", "faces?", "sides?", "coins?", "marbles?", "balls?", "cars?",
+)
+_WORD_UNIT = re.compile(rf"(?<=[\d}}.)])\s+(?:(?:{'|'.join(_UNIT_WORDS)})\b\s*)+(?:\^\{{?[23]\}}?)?$")
+_SHORT_ARG = re.compile(r"\\(frac|sqrt)\s*(?![\s{\[])(\\[a-zA-Z]+|[0-9a-zA-Z])")
+_FRAC_SECOND = re.compile(r"\\frac\{([^{}]*)\}\s*([0-9a-zA-Z])")
+_SPACE_RUN = re.compile(r"\s+")
+_INNER_SPACE = re.compile(r"(?<![a-zA-Z]) | (?![a-zA-Z])")
+_TRAILING = re.compile(r"(?:[\s.,;:!?]|\\\\)+$")
+_LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
+_WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
+
+
+def normalize(answer: str) -> str:
+    """The canonical spelling of an extracted answer (see the module docstring for the rules)."""
+    s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], answer)
+    s = _unwrap_box(s.strip())
+    s = _DELIMITERS.sub(" ", s)
+    s = _SIZING.sub("", s)
+    s = _STYLE.sub("", s)
+    s = _FRAC_VARIANTS.sub(r"\\frac", s)
+    s = _TEXT_VARIANTS.sub(r"\\text", s)
+    s = _THIN_THOUSANDS.sub("", s)
+    s = _DEGREES.sub("", s)
+    s = _PERCENT.sub("", s)
+    s = _SPACING.sub(" ", s)
+    for pattern, repl in _RELATIONS:
+        s = pattern.sub(repl, s)
+    s = _CONNECTIVE.sub(",", s)
+    s = _TRAILING.sub("", s)
+    s = _strip_units(s)
+    s = _unwrap_text(s)
+    s = _WORD_UNIT.sub("", s)
+    s = _SHORT_ARG.sub(_brace_short_args, s)
+    s = _FRAC_SECOND.sub(r"\\frac{\1}{\2}", s)
+    s = _SPACE_RUN.sub(" ", s).strip()
+    s = _INNER_SPACE.sub("", s)
+    s = _LEADING.sub("", _TRAILING.sub("", s))
+    if _GROUPED.fullmatch(s):
+        s = s.replace(",", "")
+    return s
+
+
+def _unwrap_box(s: str) -> str:
+    """`\\boxed{\\boxed{5}}` and `\\boxed{5}` -> `5` when the box is the whole answer."""
+    while True:
+        head = _WRAPPED_BOX.match(s)
+        if not head:
+            return s
+        close = matching_brace(s, head.end() - 1)
+        if close != len(s) - 1:
+            return s
+        s = s[head.end():close].strip()
+
+
+def _strip_units(s: str) -> str:
+    """Drop a trailing `\\text{unit}` (twice, for `\\text{ cm}\\text{ long}`) unless it is the whole answer."""
+    for _ in range(2):
+        cut = _TEXT_UNIT.sub("", s).rstrip()
+        if not cut or cut == s or _TRAILING.sub("", cut) == "":
+            break
+        s = cut
+    return s
+
+
+def _unwrap_text(s: str) -> str:
+    """`\\text{(B) }` -> `(B)`: the words stay, the command goes."""
+    while True:
+        found = _TEXT_OPEN.search(s)
+        if not found:
+            return s
+        close = matching_brace(s, found.end() - 1)
+        if close < 0:
+            return s[:found.start()] + s[found.end():]
+        inner = s[found.end():close].strip()
+        s = s[:found.start()] + inner + s[close + 1:]
+
+
+def _brace_short_args(m: re.Match) -> str:
+    """`\\frac12` -> `\\frac{1}{2}`, `\\sqrt3` -> `\\sqrt{3}`, `\\frac1{2}` -> `\\frac{1}{2}`."""
+    command, first = m.group(1), m.group(2)
+    return f"\\{command}{{{first}}}"

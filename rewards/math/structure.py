@@ -1,0 +1,175 @@
+"""The shape of a normalised answer: a single expression, or a list, set, tuple, interval, union
+or matrix of them.
+
+Shape is read from the text without sympy, so that shape decides what is compared with what:
+a bare list and a set are unordered; a tuple keeps its order; an interval keeps its brackets
+(`(1,2]` is not `(1,2)`); `\\boxed{3,5}` is a list of two and never equals `3`. The leaves (single
+expressions, equations, words) are compared by `equivalence`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+MAX_ITEMS = 64  # longer lists are not MATH answers; bounding them bounds the matching work
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    kind: str              # "list" (bare list or set: unordered), "union" (unordered),
+                           # "tuple" (ordered, `(..)` or `\langle..\rangle`), "bracketed" (an
+                           # interval or list with other brackets: ordered, brackets must match),
+                           # "matrix" (rows of ordered tuples)
+    items: tuple
+    brackets: str = ""
+
+
+Node = Leaf | Group
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = set(")]}")
+_PM = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
+_MATRIX = re.compile(r"^\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
+_MEMBERSHIP = re.compile(r"^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\\in(?![a-zA-Z])")
+_ASSIGNED_TO = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
+
+
+@lru_cache(maxsize=16384)
+def parse(answer: str) -> Node:
+    """The shape of a normalised answer. Never raises; text it cannot read is one leaf."""
+    parts = split_top(answer, ",;")
+    if len(parts) > 1:
+        items = [leaf for part in parts for leaf in _expand_pm(part)]
+        return Group("list", tuple(_one(x) if isinstance(x, str) else x for x in items[:MAX_ITEMS + 1]))
+    expanded = _expand_pm(answer)
+    if len(expanded) > 1:
+        return Group("list", tuple(_one(x) for x in expanded))
+    return _one(answer)
+
+
+def _one(text: str) -> Node:
+    """One element: a set, tuple, interval, union, matrix or leaf."""
+    text = text.strip()
+    member = _MEMBERSHIP.match(text)
+    if member:
+        text = text[member.end():]
+    assigned = _ASSIGNED_TO.match(text)
+    if assigned:  # `(x, y) = (1, 2)`, `S = \{1, 2\}`: the structure on the right is the answer
+        rest = text[assigned.end():]
+        shaped = _one(rest)
+        if isinstance(shaped, Group):
+            return shaped
+    union = split_top(text, (), words=("\\cup",))
+    if len(union) > 1:
+        return Group("union", tuple(_one(p) for p in union[:MAX_ITEMS + 1]))
+    matrix = _MATRIX.match(text)
+    if matrix:
+        return _matrix(matrix.group(2))
+    if text.startswith("\\{") and text.endswith("\\}") and _closes_at_end(text, 1):
+        inner = text[2:-2]
+        parts = split_top(inner, ",;") if inner.strip() else []
+        return Group("list", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]))
+    if text.startswith("\\langle") and text.endswith("\\rangle"):
+        parts = split_top(text[7:-7], ",;")
+        return Group("tuple", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]), "()")
+    if len(text) >= 2 and text[0] in "([" and text[-1] in ")]" and _closes_at_end(text, 0):
+        parts = split_top(text[1:-1], ",;")
+        if len(parts) > 1:
+            brackets = text[0] + text[-1]
+            kind = "tuple" if brackets == "()" else "bracketed"
+            return Group(kind, tuple(_one(p) for p in parts[:MAX_ITEMS + 1]), brackets)
+    return Leaf(text)
+
+
+def _matrix(body: str) -> Node:
+    """Rows split on `\\\\`, cells on `&`. A single row or column is a vector: an ordered tuple."""
+    rows = [r for r in (row.strip() for row in body.split("\\\\")) if r]
+    cells = [tuple(Leaf(c.strip()) for c in row.split("&")) for row in rows[:MAX_ITEMS + 1]]
+    if len(cells) == 1:
+        return Group("tuple", cells[0], "()")
+    if all(len(row) == 1 for row in cells):
+        return Group("tuple", tuple(row[0] for row in cells), "()")
+    return Group("matrix", tuple(Group("tuple", row, "()") for row in cells))
+
+
+def _expand_pm(text: str) -> list[str]:
+    """`1\\pm\\sqrt{2}` -> [`1+\\sqrt{2}`, `1-\\sqrt{2}`]; signs in one answer move together."""
+    if not _PM.search(text):
+        return [text]
+    plus = _PM.sub(lambda m: "+" if m.group(0) == "\\pm" else "-", text)
+    minus = _PM.sub(lambda m: "-" if m.group(0) == "\\pm" else "+", text)
+    return [_tidy_sign(plus), _tidy_sign(minus)]
+
+
+def _tidy_sign(text: str) -> str:
+    return re.sub(r"^\+|(?<=[=(\[,])\+", "", text)
+
+
+def _closes_at_end(text: str, open_at: int) -> bool:
+    """Does the bracket opened at `open_at` close at the last character (not earlier)?"""
+    depth = 0
+    i = open_at
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 < n and text[i + 1] in "{}":
+                depth += 1 if text[i + 1] == "{" else -1
+                if depth == 0:
+                    return i + 1 == n - 1
+                i += 2
+                continue
+            i += 1
+            continue
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                return i == n - 1
+        i += 1
+    return False
+
+
+def split_top(text: str, separators, words: tuple[str, ...] = ()) -> list[str]:
+    """Split at separators (characters or `words` like `\\cup`) outside all brackets and braces.
+
+    Intervals mix bracket kinds (`[1,2)`), so any opener pairs with any closer.
+    """
+    out: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            if depth == 0 and words:
+                hit = next((w for w in words if text.startswith(w, i)
+                            and not text[i + len(w):i + len(w) + 1].isalpha()), None)
+                if hit:
+                    out.append(text[start:i])
+                    i += len(hit)
+                    start = i
+                    continue
+            if i + 1 < n and text[i + 1] in "{}":
+                depth += 1 if text[i + 1] == "{" else -1
+            i += 2
+            continue
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and ch in separators:
+            out.append(text[start:i])
+            start = i + 1
+        i += 1
+    out.append(text[start:])
+    return [p.strip() for p in out] if len(out) > 1 else [text]

@@ -1,0 +1,207 @@
+"""The sympy check for answers the fast path could not settle.
+
+Runs inside a killable worker process (`rewards.engine.call_bounded`): parsing model LaTeX and
+simplifying can take unbounded time and memory, so nothing here is ever called in the training
+process. Model text is parsed only with latex2sympy2_extended, never `eval`, `sympify` or
+`parse_expr`. Equality must be proven (the difference simplifies to 0); a value that is merely
+close (pi against 3.14159) is different. Parsed answers are cached per worker, since a GRPO group
+repeats each gold n times.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from .equivalence import compare, fast_value_eq
+from .structure import parse
+
+CORRECT, WRONG = "correct", "wrong"
+UNPARSABLE_PRED, UNPARSABLE_GOLD = "unparsable_pred", "unparsable_gold"
+
+_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d+)(?![\d.])")
+_FAILED = object()
+_ZERO_BELOW = 1e-20     # |a - b| above this (at 30 digits) proves two constants differ
+_PROBES = ((7, 10), (13, 10), (29, 10))   # where symbolic differences are tried numerically
+
+
+class _GoldUnparsable(Exception):
+    pass
+
+
+class _Tracker:
+    """Whether any part of the prediction could not be parsed (unparsable_pred beats wrong)."""
+
+    def __init__(self) -> None:
+        self.pred_failed = False
+
+
+def symbolic_verdict(pred: str, gold: str) -> str:
+    """`correct`, `wrong`, `unparsable_pred` or `unparsable_gold` for two normalised answers.
+
+    Top-level and picklable: the scorer runs it through `call_bounded` under a hard deadline.
+    """
+    tracker = _Tracker()
+
+    def value_eq(p: str, g: str) -> bool:
+        fast = fast_value_eq(p, g)
+        if fast is not None:
+            return fast
+        gold_expr = to_sympy(g)
+        if gold_expr is _FAILED:
+            raise _GoldUnparsable(g)
+        pred_expr = to_sympy(p)
+        if pred_expr is _FAILED:
+            tracker.pred_failed = True
+            return False
+        return sympy_equal(pred_expr, gold_expr)
+
+    try:
+        result = compare(parse(pred), parse(gold), value_eq)
+    except _GoldUnparsable:
+        return UNPARSABLE_GOLD
+    if result:
+        return CORRECT
+    return UNPARSABLE_PRED if tracker.pred_failed else WRONG
+
+
+def symbolic_equal(pred: str, gold: str) -> bool | None:
+    """True/False for two normalised answers; None when either side cannot be parsed."""
+    verdict = symbolic_verdict(pred, gold)
+    return {CORRECT: True, WRONG: False}.get(verdict)
+
+
+@lru_cache(maxsize=4096)
+def to_sympy(latex: str) -> Any:
+    """One expression (or equation, inequality, set) from LaTeX, or `_FAILED`. Decimals are read
+    exactly (`0.1` is 1/10, not a binary float) and `i` is the imaginary unit."""
+    import sympy
+    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+    from latex2sympy2_extended.math_normalization import NormalizationConfig
+
+    text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
+    try:
+        expr = latex2sympy(
+            text,
+            normalization_config=NormalizationConfig(basic_latex=True, units=False, malformed_operators=False,
+                                                     nits=False, boxed="none", equations=False),
+            conversion_config=ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=True,
+                                               interpret_simple_eq_as_assignment=False),
+        )
+    except Exception:
+        return _FAILED
+    if expr is None or isinstance(expr, (str, list, tuple)):
+        return _FAILED
+    try:
+        if isinstance(expr, sympy.Basic):
+            imaginary = sympy.Symbol("i")
+            if imaginary in expr.free_symbols:
+                expr = expr.subs(imaginary, sympy.I)
+            floats = expr.atoms(sympy.Float)
+            if floats:
+                expr = expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
+    except Exception:
+        return _FAILED
+    return expr
+
+
+def sympy_equal(pred: Any, gold: Any) -> bool:
+    """Proven equality of two parsed answers of the same kind."""
+    import sympy
+    from sympy.core.relational import Relational
+
+    if isinstance(pred, sympy.MatrixBase) or isinstance(gold, sympy.MatrixBase):
+        return (isinstance(pred, sympy.MatrixBase) and isinstance(gold, sympy.MatrixBase)
+                and pred.shape == gold.shape and all(expr_equal(p, g) for p, g in zip(pred, gold)))
+    if isinstance(pred, Relational) or isinstance(gold, Relational):
+        return isinstance(pred, Relational) and isinstance(gold, Relational) and relation_equal(pred, gold)
+    if isinstance(pred, sympy.Set) or isinstance(gold, sympy.Set):
+        return pred == gold
+    if isinstance(pred, sympy.Expr) and isinstance(gold, sympy.Expr):
+        return expr_equal(pred, gold)
+    if isinstance(pred, sympy.logic.boolalg.And) and isinstance(gold, sympy.logic.boolalg.And):
+        return len(pred.args) == len(gold.args) and all(
+            any(sympy_equal(p, g) for g in gold.args) for p in pred.args)
+    return pred == gold
+
+
+def expr_equal(a: Any, b: Any) -> bool:
+    """`a - b` is proven zero. Constants that differ numerically are rejected without simplifying."""
+    import sympy
+
+    if a == b:
+        return True
+    try:
+        diff = a - b
+        if diff == 0:
+            return True
+        if _numerically_different(diff):
+            return False
+        if sympy.expand(diff) == 0:
+            return True
+        return sympy.simplify(diff) == 0
+    except Exception:
+        return False
+
+
+def relation_equal(pred: Any, gold: Any) -> bool:
+    """Same relation: `x = 3` ~ `3 = x`, `2x = 6` ~ `x = 3`, `x > 3` ~ `3 < x`.
+
+    Both sides are moved to one side (`lhs - rhs`); equations match when those differ by a nonzero
+    constant factor, inequalities when the factor is positive (the direction is kept).
+    """
+    import sympy
+
+    p_kind, p_diff = _one_sided(pred)
+    g_kind, g_diff = _one_sided(gold)
+    if p_kind is None or p_kind != g_kind:
+        return False
+    if expr_equal(p_diff, g_diff):
+        return True
+    if p_kind == "eq" and expr_equal(p_diff, -g_diff):
+        return True
+    try:
+        ratio = sympy.simplify(p_diff / g_diff)
+    except Exception:
+        return False
+    if not ratio.is_number or ratio == 0 or not ratio.is_finite:
+        return False
+    return bool(ratio.is_positive) if p_kind != "eq" else bool(ratio.is_nonzero)
+
+
+def _one_sided(rel: Any) -> tuple[str | None, Any]:
+    """(`eq`|`lt`|`le`|`ne`, expression) with `a < b` as `b - a > 0` in every spelling."""
+    import sympy
+
+    kinds = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.StrictLessThan: "lt", sympy.LessThan: "le",
+             sympy.StrictGreaterThan: "gt", sympy.GreaterThan: "ge"}
+    kind = kinds.get(type(rel))
+    if kind is None:
+        return None, None
+    if kind in ("gt", "ge"):
+        return ("lt" if kind == "gt" else "le"), rel.lhs - rel.rhs
+    if kind in ("lt", "le"):
+        return kind, rel.rhs - rel.lhs
+    return kind, rel.lhs - rel.rhs
+
+
+def _numerically_different(diff: Any) -> bool:
+    """Cheap disproof: the difference is clearly nonzero at 30 digits (at a few probe points when
+    it has variables). Never proves equality; a tiny difference falls through to simplification."""
+    import sympy
+
+    symbols = sorted(diff.free_symbols, key=str)
+    points = [{}] if not symbols else [
+        {s: sympy.Rational(n + 3 * k, d) for k, s in enumerate(symbols)} for n, d in _PROBES]
+    for point in points:
+        try:
+            value = complex(diff.xreplace(point).evalf(30)) if point else complex(diff.evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if value != value or abs(value) == float("inf"):
+            continue
+        if abs(value) > _ZERO_BELOW:
+            return True
+    return False
