@@ -36,13 +36,31 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     return judge(entry, solution_str, ground_truth, extra_info, settings).to_dict()
 
 
-def score_batch(samples: Iterable[Sample], **kwargs: Any) -> list[Result]:
-    """Judge many responses, results in input order. Unknown data_sources raise before any work."""
+def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwargs: Any) -> list[Result]:
+    """Judge many responses, results in input order. Unknown data_sources raise before any work.
+
+    Fast-path answers are judged in this process; sympy-bound checks go to the engine's worker
+    pool, and `threads` (default: pool workers + 1) keep those workers busy meanwhile.
+    """
+    from .engine.batch import map_ordered
+
     samples = list(samples)
     entries = {s.data_source: get_scorer(s.data_source) for s in samples}
     settings = {name: make_settings(e.defaults, kwargs) for name, e in entries.items()}
-    return [judge(entries[s.data_source], s.response, s.ground_truth, s.extra_info,
-                  settings[s.data_source]) for s in samples]
+    return map_ordered(lambda s: judge(entries[s.data_source], s.response, s.ground_truth,
+                                       s.extra_info, settings[s.data_source]), samples, threads)
+
+
+async def score_batch_async(samples: Iterable[Sample], *, threads: int | None = None,
+                            **kwargs: Any) -> list[Result]:
+    """`score_batch` as a coroutine: the batch runs in a helper thread, so the event loop (verl's
+    reward worker) keeps serving while it waits. Unknown data_sources raise before any work."""
+    import asyncio
+
+    samples = list(samples)
+    for s in samples:
+        get_scorer(s.data_source)
+    return await asyncio.to_thread(score_batch, samples, threads=threads, **kwargs)
 
 
 def judge(entry: ScorerEntry, response: Any, ground_truth: Any,

@@ -13,18 +13,20 @@ Configuration is per process: `REWARDS_WORKERS`, `REWARDS_WORKER_MEMORY_MB`,
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import functools
 import logging
 import os
 import threading
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .config import EngineConfig, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
-from .pool import PoolStats, WorkerPool
+from .stats import PoolStats
+
+if TYPE_CHECKING:  # the pool (subprocess, pipes) is imported when it first starts
+    from .pool import WorkerPool
 
 __all__ = [
     "call_bounded", "acall_bounded", "configure", "get_config", "shutdown", "stats",
@@ -70,6 +72,7 @@ def _get_pool() -> WorkerPool:
         if _pool is not None and _pool.pid != os.getpid():
             _pool = None  # inherited through fork(): the workers belong to the parent process
         if _pool is None:
+            from .pool import WorkerPool
             _pool = WorkerPool(_current_config())
         return _pool
 
@@ -89,6 +92,8 @@ def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
 
 async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     """`call_bounded` for asyncio: waits in the loop's default executor, never blocking the loop."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(None, functools.partial(call_bounded, fn, *args, timeout=timeout))
 

@@ -19,28 +19,17 @@ import pickle
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any, Callable
 
 from .config import STARTUP_TIMEOUT, EngineConfig
 from .errors import WorkerCrashed, WorkerError, WorkerTimeout
+from .stats import PoolStats
 
 log = logging.getLogger("rewards")
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding `rewards/`
-
-
-@dataclass
-class PoolStats:
-    """Counters since the pool started: how many calls ran, overran, crashed, raised."""
-
-    calls: int = 0
-    timeouts: int = 0
-    crashes: int = 0
-    errors: int = 0
-    restarts: int = 0
+# The directory holding `rewards/`, put on the worker's PYTHONPATH so `-m rewards.engine.worker` resolves.
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class _Worker:

@@ -45,3 +45,22 @@ def unpicklable_result():
 
 def big_power(exponent):
     return 10 ** exponent
+
+
+def bounded_scorer(response, ground_truth, extra_info, settings):
+    """A scorer shaped like the MATH one: fast path in-process, `check:` answers in a worker.
+
+    `check:<seconds>:<answer>` sleeps in the worker (a stand-in for a slow sympy call) and then
+    compares; anything else is compared in-process.
+    """
+    from rewards.engine import WorkerTimeout, call_bounded
+    from rewards.result import Verdict, correct, failed, wrong
+
+    if response.startswith("check:"):
+        _, seconds, answer = response.split(":", 2)
+        try:
+            same = call_bounded(sleep_then, float(seconds), answer == ground_truth, timeout=settings.timeout)
+        except WorkerTimeout:
+            return failed(Verdict.TIMEOUT, "symbolic check exceeded its deadline", pred=answer)
+        return correct(answer) if same else wrong(answer)
+    return correct(response) if response == ground_truth else wrong(response)

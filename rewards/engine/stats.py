@@ -1,0 +1,16 @@
+"""Pool counters, kept apart so that reading them never imports the pool itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class PoolStats:
+    """Counters since the pool started: how many calls ran, overran, crashed, raised."""
+
+    calls: int = 0
+    timeouts: int = 0
+    crashes: int = 0
+    errors: int = 0
+    restarts: int = 0
