@@ -1,0 +1,97 @@
+"""What every dataset family shares: the family record and the raw-row → verl-row conversion.
+
+A family knows how to read one raw row (question, gold answer, metadata, images) and which
+data_source and template suit it. Rows whose gold answer cannot be extracted are skipped with a
+reason naming the source row, never silently kept with an empty gold and never fatal to the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from schemas.verl_row import make_row
+
+from .templates import Template, build_prompt
+
+
+class SkipRow(ValueError):
+    """This raw row cannot become a training row; the message says why."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    question: str
+    gold: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    images: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    hub_ids: tuple[str, ...]
+    """Hub ids this family reads; each is also the data_source its rows get by default."""
+    columns: frozenset[str]
+    """Raw columns that identify the family when a local file does not say which it is."""
+    extract: Callable[[Mapping[str, Any]], Extracted]
+    default_template: str
+    answer_format: str
+    """`gsm8k` or `boxed`: where the data_source's scorer looks for the answer."""
+    default_config: str | None = None
+    splits: tuple[str, ...] = ("train", "test")
+    """Source splits written by default: the first to train.parquet, the rest (first found) to test."""
+    description: str = ""
+    image_columns: tuple[str, ...] = ()
+
+    @property
+    def data_source(self) -> str:
+        return self.hub_ids[0] if self.hub_ids else ""
+
+    def data_source_for(self, source: str) -> str:
+        """The hub id a source names or mirrors (a local folder `.../openai/gsm8k` counts)."""
+        clean = source.rstrip("/")
+        for hub_id in self.hub_ids:
+            if clean == hub_id or clean.endswith("/" + hub_id):
+                return hub_id
+        return self.data_source
+
+
+@dataclass
+class Converted:
+    rows: list[dict[str, Any]]
+    skipped: list[dict[str, Any]]
+    """`{"source_index", "reason"}` for every raw row that produced no training row."""
+
+
+def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source: str, template: Template,
+            split: str, source_indices: list[int], system: str | None = None,
+            ability: str = "math", progress: Callable[[int], None] | None = None) -> Converted:
+    """Turn raw rows into verl rows; `index` counts output rows, `source_index` points back."""
+    rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    for raw, source_index in zip(dataset, source_indices):
+        if progress is not None:
+            progress(1)
+        try:
+            item = family.extract(raw)
+        except SkipRow as exc:
+            skipped.append({"split": split, "source_index": source_index, "reason": str(exc)})
+            continue
+        prompt = build_prompt(template, item.question, answer_format=family.answer_format, system=system)
+        extra = {"split": split, "index": len(rows), "source_index": source_index, **item.extra}
+        rows.append(make_row(data_source=data_source, prompt=prompt, ground_truth=item.gold,
+                             extra_info=extra, ability=ability, images=item.images))
+    return Converted(rows, skipped)
+
+
+def text_field(raw: Mapping[str, Any], name: str) -> str:
+    """A required non-empty text column of a raw row."""
+    value = raw.get(name)
+    if value is None:
+        raise SkipRow(f"field {name!r} is missing")
+    if not isinstance(value, str):
+        value = str(value)
+    if not value.strip():
+        raise SkipRow(f"field {name!r} is empty")
+    return value

@@ -1,0 +1,92 @@
+"""Load a raw dataset from a hub id, a local file, or a local folder, through `datasets`.
+
+Every source goes through the `datasets` library so that a local copy behaves exactly like the hub
+dataset it mirrors: a hub id (`openai/gsm8k`), a folder in the hub repository's layout (with its
+README configs or `data/train-*.parquet` style names), a `save_to_disk` folder, or one
+json/jsonl/parquet/csv file. Offline, a hub id fails with one sentence saying what to pass instead.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+FILE_BUILDERS = {".json": "json", ".jsonl": "json", ".parquet": "parquet", ".csv": "csv", ".arrow": "arrow"}
+SPLIT_NAMES = ("train", "test", "validation")
+
+
+class SourceError(ValueError):
+    """A source that cannot be loaded; the message says why and what to do."""
+
+
+def is_local(source: str) -> bool:
+    return Path(source).expanduser().exists()
+
+
+def load_splits(source: str, config: str | None = None) -> Any:
+    """A `datasets.DatasetDict` of every split the source has."""
+    import datasets
+
+    path = Path(source).expanduser()
+    if path.is_file():
+        builder = FILE_BUILDERS.get(_suffix(path))
+        if builder is None:
+            raise SourceError(f"{source}: unsupported file type; use one of {', '.join(FILE_BUILDERS)}")
+        split = path.stem if path.stem in SPLIT_NAMES else "train"
+        return _call(source, lambda: datasets.load_dataset(builder, data_files={split: str(path)}))
+    if path.is_dir():
+        if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
+            loaded = _call(source, lambda: datasets.load_from_disk(str(path)))
+            if isinstance(loaded, datasets.Dataset):
+                loaded = datasets.DatasetDict({"train": loaded})
+            return loaded
+        return _call(source, lambda: datasets.load_dataset(str(path), config))
+    if "/" not in source or source.startswith((".", "/", "~")):
+        raise SourceError(f"{source}: no such file or folder, and not a hub id of the form owner/name")
+    return _call(source, lambda: datasets.load_dataset(source, config), hub=True)
+
+
+def select_rows(dataset: Any, *, limit: int | None = None, seed: int | None = None) -> tuple[Any, list[int]]:
+    """A seeded shuffle (when `seed` is given) then the first `limit` rows; returns the rows and
+    their original indices in the split, so every output row can be traced back to its source row."""
+    order = list(range(len(dataset)))
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    if limit is not None:
+        if limit < 0:
+            raise SourceError(f"--limit must be positive, got {limit}")
+        order = order[:limit]
+    if order == list(range(len(dataset))):
+        return dataset, order
+    return dataset.select(order), order
+
+
+def _call(source: str, load, hub: bool = False):
+    try:
+        return load()
+    except (ConnectionError, OSError) as exc:
+        if hub:
+            raise SourceError(
+                f"cannot load {source!r} from the Hugging Face Hub ({_short(exc)}); when offline, "
+                f"download it elsewhere and pass the local file or folder instead "
+                f"(a hub-layout folder, a save_to_disk folder, or a json/jsonl/parquet/csv file)") from exc
+        raise SourceError(f"{source}: cannot load ({_short(exc)})") from exc
+    except ValueError as exc:  # a config name the source does not have, an unreadable file
+        raise SourceError(f"{source}: {_short(exc)}") from exc
+    except Exception as exc:  # DatasetNotFoundError and friends
+        name = type(exc).__name__
+        if hub and ("NotFound" in name or "Offline" in name):
+            raise SourceError(
+                f"cannot load {source!r} from the Hugging Face Hub ({name}: {_short(exc)}); pass a "
+                f"local file or folder of the same shape instead") from exc
+        raise SourceError(f"{source}: {name}: {_short(exc)}") from exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
+
+
+def _suffix(path: Path) -> str:
+    return path.suffix.lower()

@@ -1,0 +1,249 @@
+"""`prepare`: a source dataset → `train.parquet`, `test.parquet` and `manifest.json` in one folder.
+
+The manifest records everything needed to know how a file was made and whether it changed: the
+source, family, config, splits, template and system prompt, seed and limit, row counts, every skipped
+source row with its reason, and a content hash over the rows (independent of parquet's encoding).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from schemas.verl_row import IMAGE_COLUMN, write_parquet
+
+from . import FAMILIES, Family, FamilyError, convert, find_family, table_family
+from .loading import SourceError, is_local, load_splits, select_rows
+from .templates import get_template, resolve_system
+
+OUTPUT_FILES = {"train": "train.parquet", "test": "test.parquet"}
+MANIFEST = "manifest.json"
+MAX_LISTED_SKIPS = 200
+
+
+class PrepareError(ValueError):
+    """A preparation that cannot go ahead; the message says why."""
+
+
+@dataclass
+class PrepareOptions:
+    source: str
+    out: str
+    family: str | None = None
+    config: str | None = None
+    split: str | None = None
+    template: str | None = None
+    system: str | None = None
+    limit: int | None = None
+    seed: int | None = None
+    test_size: float | None = None
+    data_source: str | None = None
+    ability: str = "math"
+    allow_unregistered: bool = False
+    question_field: str | None = None
+    answer_field: str | None = None
+    answer_extractor: str = "raw"
+    answer_format: str = "boxed"
+    keep: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = None) -> dict[str, Any]:
+    """Run the whole preparation; returns the manifest (also written to OUT/manifest.json).
+
+    `progress(total, desc)` is called once per output split and returns an `update(n)` callable.
+    """
+    family = _explicit_family(opts)
+    config = _config(opts, family)
+    try:
+        splits = load_splits(opts.source, config)
+    except SourceError as exc:
+        raise PrepareError(str(exc)) from exc
+    if family is None:
+        columns = next(iter(splits.values())).column_names if splits else []
+        try:
+            family = find_family(opts.source, columns)
+        except FamilyError as exc:
+            raise PrepareError(f"{exc} (its columns: {', '.join(columns)})") from exc
+    data_source = opts.data_source or family.data_source_for(opts.source)
+    _check_data_source(data_source, opts.allow_unregistered)
+    template = get_template(opts.template or family.default_template)
+    plan = _plan(opts, family, list(splits))
+
+    outputs: dict[str, dict[str, Any]] = {}
+    all_skipped: list[dict[str, Any]] = []
+    results: dict[str, list[dict[str, Any]]] = {}
+    for out_split, source_split, indices_filter in plan:
+        dataset = _undecoded_images(splits[source_split])
+        dataset, indices = select_rows(dataset, limit=opts.limit, seed=opts.seed)
+        if indices_filter is not None:
+            keep = indices_filter(len(indices))
+            dataset, indices = dataset.select(keep), [indices[i] for i in keep]
+        update = progress(len(indices), f"{out_split} ← {source_split}") if progress else None
+        converted = convert(dataset, family, data_source=data_source, template=template, split=out_split,
+                            source_indices=indices, system=opts.system, ability=opts.ability,
+                            progress=update)
+        results[out_split] = converted.rows
+        all_skipped.extend({**s, "source_split": source_split} for s in converted.skipped)
+        outputs[OUTPUT_FILES[out_split]] = {"rows": len(converted.rows), "source_split": source_split,
+                                            "skipped": len(converted.skipped)}
+    if not any(results.values()):
+        reasons = sorted({s["reason"] for s in all_skipped})[:3]
+        raise PrepareError(f"{opts.source}: no usable rows" + (f" (e.g. {'; '.join(reasons)})" if reasons else ""))
+
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    for out_split, rows in results.items():
+        write_parquet(rows, out / OUTPUT_FILES[out_split])
+        for row in rows:
+            digest.update(canonical_row(row))
+    manifest = {
+        "source": opts.source,
+        "family": family.name,
+        "config": config,
+        "data_source": data_source,
+        "template": template.name,
+        "system": resolve_system(opts.system),
+        "seed": opts.seed,
+        "limit": opts.limit,
+        "test_size": opts.test_size,
+        "files": outputs,
+        "skipped": len(all_skipped),
+        "skipped_rows": all_skipped[:MAX_LISTED_SKIPS],
+        "content_sha256": digest.hexdigest(),
+        "created_by": f"verl-rewards {_version()}",
+    }
+    if family.name == "table":
+        manifest["fields"] = {"question": opts.question_field, "answer": opts.answer_field,
+                              "extractor": opts.answer_extractor, "keep": list(opts.keep)}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+def canonical_row(row: dict[str, Any]) -> bytes:
+    """Bytes that identify a row's content: sorted-key JSON, image bytes replaced by their hash."""
+    if IMAGE_COLUMN in row:
+        row = {**row, IMAGE_COLUMN: [hashlib.sha256(im.get("bytes") or b"").hexdigest()
+                                     for im in row[IMAGE_COLUMN]]}
+    return json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode() + b"\n"
+
+
+def _explicit_family(opts: PrepareOptions) -> Family | None:
+    if opts.family == "table" or (opts.family is None and opts.question_field):
+        if not (opts.question_field and opts.answer_field):
+            raise PrepareError("a table needs --question-field and --answer-field")
+        if not opts.data_source:
+            raise PrepareError("a table needs --data-source (the scorer its rows are for; `rewards list`)")
+        try:
+            return table_family(opts.question_field, opts.answer_field, extractor=opts.answer_extractor,
+                                keep=tuple(opts.keep), answer_format=opts.answer_format,
+                                template=opts.template or "boxed")
+        except ValueError as exc:
+            raise PrepareError(str(exc)) from exc
+    if opts.family:
+        if opts.family not in FAMILIES:
+            raise PrepareError(f"unknown family {opts.family!r}; one of {', '.join([*FAMILIES, 'table'])}")
+        return FAMILIES[opts.family]
+    try:
+        return find_family(opts.source)
+    except FamilyError:
+        return None  # decided from the columns once loaded
+
+
+def _config(opts: PrepareOptions, family: Family | None) -> str | None:
+    """The config to load: explicit, else the family's default when the source has it."""
+    if opts.config or family is None or family.default_config is None:
+        return opts.config
+    if not is_local(opts.source):
+        return family.default_config
+    path = Path(opts.source)
+    if path.is_file() or (path / "dataset_dict.json").exists() or (path / "state.json").exists():
+        return None
+    import datasets
+
+    try:
+        names = datasets.get_dataset_config_names(str(path))
+    except Exception:  # a folder the builder cannot inspect: let load_dataset report it
+        return None
+    return family.default_config if family.default_config in names else None
+
+
+def _plan(opts: PrepareOptions, family: Family, available: list[str]):
+    """(output split, source split, optional row filter) for each file to write."""
+    def missing(name: str) -> PrepareError:
+        return PrepareError(f"{opts.source} has no split {name!r}; it has {', '.join(available)}")
+
+    if opts.split:
+        if opts.split not in available:
+            raise missing(opts.split)
+        target = "train" if opts.split == "train" else "test"
+        if opts.test_size is None:
+            return [(target, opts.split, None)]
+        train_source = opts.split
+    else:
+        train_source = family.splits[0] if family.splits[0] in available else None
+        if train_source is None and len(available) == 1 and opts.test_size is not None:
+            train_source = available[0]
+    if opts.test_size is not None:
+        if train_source is None:
+            raise missing(family.splits[0])
+        carve = _carver(opts.test_size, opts.seed)
+        return [("train", train_source, lambda n: carve(n)[1]), ("test", train_source, lambda n: carve(n)[0])]
+    plan = []
+    if train_source is not None:
+        plan.append(("train", train_source, None))
+    test_source = next((s for s in family.splits[1:] if s in available), None)
+    if test_source is not None:
+        plan.append(("test", test_source, None))
+    if not plan:
+        raise PrepareError(f"{opts.source} has none of the splits {', '.join(family.splits)} "
+                           f"(it has {', '.join(available)}); choose one with --split")
+    return plan
+
+
+def _carver(test_size: float, seed: int | None):
+    """Split n selected rows into (test positions, train positions), reproducibly."""
+    import random
+
+    def carve(n: int) -> tuple[list[int], list[int]]:
+        count = int(test_size) if test_size >= 1 else round(test_size * n)
+        if not 0 < count < n:
+            raise PrepareError(f"--test-size {test_size} leaves no train or no test rows out of {n}")
+        order = list(range(n))
+        random.Random(seed if seed is not None else 0).shuffle(order)
+        return sorted(order[:count]), sorted(order[count:])
+
+    return carve
+
+
+def _check_data_source(data_source: str, allow_unregistered: bool) -> None:
+    from rewards import UnknownDataSourceError, get_scorer
+
+    try:
+        get_scorer(data_source)
+    except UnknownDataSourceError as exc:
+        if not allow_unregistered:
+            raise PrepareError(f"{exc}; pass --allow-unregistered to write it anyway") from exc
+
+
+def _undecoded_images(dataset: Any) -> Any:
+    """Keep image columns as encoded bytes: decoding to PIL and re-encoding would cost time and
+    could change the bytes."""
+    import datasets
+
+    for name, feature in dataset.features.items():
+        inner = getattr(feature, "feature", None)
+        if isinstance(feature, datasets.Image) and feature.decode:
+            dataset = dataset.cast_column(name, datasets.Image(decode=False))
+        elif isinstance(inner, datasets.Image) and inner.decode:
+            dataset = dataset.cast_column(name, type(feature)(datasets.Image(decode=False)))
+    return dataset
+
+
+def _version() -> str:
+    from rewards import __version__
+    return __version__
