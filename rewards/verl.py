@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
 from . import api
+from .compose import compose
 from .registry import UnknownDataSourceError, get_scorer
 from .result import Result, Verdict
+from .settings import Settings, make_settings
 
 log = logging.getLogger("rewards")
 
@@ -111,26 +114,39 @@ def _verl_default() -> Callable[..., Any] | None:
 
 def _delegate(data_source: Any, solution_str: Any, ground_truth: Any,
               extra_info: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Score with verl's own function and map its float or dict into our keys."""
+    """Score with verl's own function; its number becomes our keys, plus any enabled shaping terms.
+
+    Our format rule is not applied (it was written for our math scorers, not for code or search
+    answers); the shaping terms are, because they depend on the response alone and a run that
+    enables them needs the same keys and penalties on every sample.
+    """
     verl_score = _verl_default()
     if verl_score is None:
         get_scorer(data_source)  # raises the loud UnknownDataSourceError
+    settings = _shaping_only(make_settings({}, kwargs))
     try:
         raw = verl_score(data_source=data_source, solution_str=solution_str, ground_truth=ground_truth,
                          extra_info=extra_info, **_verl_kwargs(kwargs))
+        result = from_verl(raw)
     except NotImplementedError as exc:
         if _VERL_UNKNOWN not in str(exc):
-            return _delegated_error(data_source, exc)
-        try:
-            get_scorer(data_source)
-        except UnknownDataSourceError as unknown:
-            if hasattr(unknown, "add_note"):  # Python 3.11+
-                unknown.add_note("verl's default_compute_score has no scorer for it either.")
-            raise unknown from None
-        raise  # pragma: no cover - registered meanwhile; cannot happen for a stable registry
+            result = _delegated_error(data_source, exc)
+        else:
+            try:
+                get_scorer(data_source)
+            except UnknownDataSourceError as unknown:
+                if hasattr(unknown, "add_note"):  # Python 3.11+
+                    unknown.add_note("verl's default_compute_score has no scorer for it either.")
+                raise unknown from None
+            raise  # pragma: no cover - registered meanwhile; cannot happen for a stable registry
     except Exception as exc:  # verl's scorers may raise on model text; ours never do
-        return _delegated_error(data_source, exc)
-    return from_verl(raw).to_dict()
+        result = _delegated_error(data_source, exc)
+    return compose(result, solution_str, extra_info, settings).to_dict()
+
+
+@lru_cache(maxsize=64)
+def _shaping_only(settings: Settings) -> Settings:
+    return replace(settings, format_rule="none") if settings.format_rule != "none" else settings
 
 
 def from_verl(raw: Any) -> Result:
@@ -152,10 +168,10 @@ def from_verl(raw: Any) -> Result:
     return Result(verdict, pred, score=score, reason="scored by verl's default_compute_score")
 
 
-def _delegated_error(data_source: Any, exc: Exception) -> dict[str, Any]:
+def _delegated_error(data_source: Any, exc: Exception) -> Result:
     log.warning("rewards: verl's default_compute_score raised %s for %r: %s",
                 type(exc).__name__, data_source, exc)
-    return Result(Verdict.ERROR, reason=f"verl's scorer raised {type(exc).__name__}: {exc}").to_dict()
+    return Result(Verdict.ERROR, reason=f"verl's scorer raised {type(exc).__name__}: {exc}")
 
 
 # The keywords verl's `default_compute_score` accepts besides the four sample fields.

@@ -1,0 +1,272 @@
+"""rewards.verl inside the real verl 0.9.1 on CPU: its loader, its Hydra config, its reward managers.
+
+Everything verl does on the way from a rollout to a reward runs for real here: Hydra composes
+verl's own `ppo_trainer` config with the overrides users type, `get_custom_reward_fn` imports
+`pkg://rewards.verl`, and the reward loop's managers decode one-row DataProtos made with a real
+tokenizer. Only the GPUs are missing, and no reward code needs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import shlex
+import time
+
+import pytest
+
+pytest.importorskip("verl")
+
+import numpy as np  # noqa: E402
+
+import rewards.verl as rv  # noqa: E402
+from rewards import RESULT_KEYS  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+from tests.helpers.verl_rows import Row, make_batch  # noqa: E402
+
+pytestmark = pytest.mark.verl
+
+DEADLINE = 2.0  # seconds: the `timeout` setting these tests pass through reward_kwargs
+PKG = "pkg://rewards.verl"
+
+
+def compose(*overrides: str):
+    """verl's real trainer config, composed by Hydra exactly as `python -m verl.trainer.main_ppo` does."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_module
+
+    with initialize_config_module(config_module="verl.trainer.config", version_base=None):
+        return hydra_compose("ppo_trainer", overrides=list(overrides))
+
+
+def reward_overrides(tokenizer_dir, name: str = "compute_score", *extra: str) -> list[str]:
+    return [
+        f"reward.custom_reward_function.path={PKG}",
+        f"reward.custom_reward_function.name={name}",
+        "+reward.custom_reward_function.reward_kwargs.gsm8k_mode=flexible",
+        f"+reward.custom_reward_function.reward_kwargs.timeout={DEADLINE}",
+        f"actor_rollout_ref.model.path={tokenizer_dir}",
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def configs(tokenizer_dir):
+    """One composed config per entry-point name (composing costs about a second each)."""
+    return {name: compose(*reward_overrides(tokenizer_dir, name))
+            for name in ("compute_score", "compute_score_async", "compute_score_batch")}
+
+
+@pytest.fixture(scope="module")
+def warm_engine():
+    """Start the worker pool before anything is timed (a cold start is not the reward loop's cost)."""
+    rv.compute_score(data_source="lighteval/MATH", solution_str=r"\boxed{\frac{x^2-1}{x-1}}",
+                     ground_truth="x+1", timeout=30)
+
+
+def loaded(config):
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    return get_custom_reward_fn(config)
+
+
+# --- verl's loader and Hydra config ------------------------------------------------------------
+
+def test_loader_imports_the_package_path_with_reward_kwargs(configs):
+    config = configs["compute_score"]
+    assert config.reward.custom_reward_function.reward_kwargs == {"gsm8k_mode": "flexible", "timeout": DEADLINE}
+    fn = loaded(config)
+    assert fn.args[0] is rv.compute_score  # verl wraps it in a partial with the reward_kwargs
+    out = fn(data_source="openai/gsm8k", solution_str="So the total is 42 apples.", ground_truth="#### 42",
+             extra_info={"index": 0})
+    assert out == {"score": 1.0, "acc": 1.0, "format": 1.0, "pred": "42", "verdict": "correct"}
+    # verl gives reward_kwargs precedence over call-time keywords: the config's flexible mode wins.
+    assert fn(data_source="openai/gsm8k", solution_str="It is 42.", ground_truth="42",
+              gsm8k_mode="strict")["verdict"] == "correct"
+
+
+def test_loader_finds_the_async_and_batch_variants(configs):
+    afn = loaded(configs["compute_score_async"])
+    assert inspect.iscoroutinefunction(afn)  # what verl's reward managers check before awaiting
+    out = asyncio.run(afn(data_source="openai/gsm8k", solution_str="It is 42.", ground_truth="42", extra_info={}))
+    assert out["verdict"] == "correct"
+    bfn = loaded(configs["compute_score_batch"])
+    assert not inspect.iscoroutinefunction(bfn)
+    outs = bfn(data_sources=["openai/gsm8k"] * 2, solution_strs=["It is 42.", "It is 41."],
+               ground_truths=["42", "42"], extra_infos=[{}, {}])
+    assert [o["verdict"] for o in outs] == ["correct", "wrong"]
+
+
+def documented_overrides(kind: str) -> list[str]:
+    """The Hydra overrides in docs/verl.md's `kind` launch block, with shell variables filled in."""
+    text = (ROOT / "docs" / "verl.md").read_text()
+    block = re.search(rf"<!-- launch: {kind} -->\s*```bash\n(.*?)```", text, re.S)
+    assert block, f"docs/verl.md has no launch block for {kind}"
+    command = re.sub(r"\$\{?\w+\}?", "/tmp/x", block.group(1))  # shell variables
+    tokens = shlex.split(command)  # the shell's quoting, as a user's terminal applies it
+    return [t for t in tokens if re.match(r"^\+?[A-Za-z_][\w.]*=", t)]
+
+
+@pytest.mark.parametrize("kind", ["fsdp", "megatron"])
+def test_documented_launch_overrides_compose(kind, tokenizer_dir):
+    """Every override users copy from docs/verl.md is accepted by verl's real config and loads us."""
+    overrides = documented_overrides(kind)
+    assert any(o.startswith("reward.custom_reward_function.path=") for o in overrides)
+    config = compose(*overrides)
+    assert config.actor_rollout_ref.actor.strategy == ("megatron" if kind == "megatron" else "fsdp")
+    fn = loaded(config)
+    assert fn.args[0] is rv.compute_score
+    assert fn(data_source="openai/gsm8k", solution_str="#### 3", ground_truth="3")["acc"] == 1.0
+
+
+# --- the reward loop: NaiveRewardManager and RewardLoopWorker ----------------------------------
+
+GSM8K_ROWS = [
+    Row("openai/gsm8k", "She sold 48 + 24 = 72 clips. #### 72", "Natalia sold 48/2 = 24 clips in May. #### 72"),
+    Row("openai/gsm8k", "<think>48/2 is 24</think> Altogether 72 clips.", "#### 72"),  # flexible mode
+    Row("openai/gsm8k", "#### 71", "#### 72"),
+]
+MATH_ROWS = [
+    Row("lighteval/MATH", r"<think>x = 1/2</think> The answer is $\boxed{\frac{1}{2}}$.", r"\frac12"),
+    Row("lighteval/MATH", r"So we get \boxed{\dfrac{\sqrt{3}}{2}}.", r"\frac{\sqrt{3}}{2}"),
+    Row("lighteval/MATH", r"Thus \boxed{(2,3)}.", r"(3,2)"),
+]
+
+
+def run_single(config, tokenizer, row: Row, fn=None) -> dict:
+    from verl.experimental.reward_loop.reward_manager import NaiveRewardManager
+
+    async def go():
+        manager = NaiveRewardManager(config, tokenizer, fn or loaded(config))
+        return await manager.run_single(make_batch(tokenizer, [row]))
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
+def test_naive_manager_scores_gsm8k_rows(configs, tokenizer, name):
+    outs = [run_single(configs[name], tokenizer, row) for row in GSM8K_ROWS]
+    assert [o["reward_score"] for o in outs] == [1.0, 1.0, 0.0]
+    assert [o["reward_extra_info"]["pred"] for o in outs] == ["72", "72", "71"]
+    assert all(tuple(o["reward_extra_info"]) == RESULT_KEYS for o in outs)
+
+
+@pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
+def test_naive_manager_scores_math_rows(configs, tokenizer, name, warm_engine):
+    outs = [run_single(configs[name], tokenizer, row) for row in MATH_ROWS]
+    assert [o["reward_extra_info"]["verdict"] for o in outs] == ["correct", "correct", "wrong"]
+    assert [o["reward_score"] for o in outs] == [1.0, 1.0, 0.0]
+    assert all(tuple(o["reward_extra_info"]) == RESULT_KEYS for o in outs)
+
+
+def test_decoding_drops_special_tokens(configs, tokenizer):
+    """The response reaches us as verl decodes it: EOS and pad tokens are gone."""
+    row = Row("openai/gsm8k", "#### 72<|im_end|>", "72")
+    out = run_single(configs["compute_score"], tokenizer, row)
+    assert out["reward_extra_info"]["verdict"] == "correct"
+
+
+MIXED_ROWS = [
+    GSM8K_ROWS[0],
+    MATH_ROWS[0],
+    Row("searchR1_nq", "<answer>Paris</answer>", {"target": ["Paris"]}),  # delegated to verl
+    GSM8K_ROWS[2],
+    Row("searchR1_nq", "no tags at all", {"target": ["Paris"]}),
+    MATH_ROWS[2],
+]
+
+
+def reward_loop_batch(config, rows, tokenizer) -> list[dict]:
+    """What one RewardLoopWorker actor returns for a chunk of the batch."""
+    from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+
+    async def go():
+        worker = RewardLoopWorker(config)
+        return await worker.compute_score_batch(make_batch(tokenizer, rows))
+
+    return asyncio.run(go())
+
+
+def assemble(outputs):
+    """The reward_extra_info arrays as verl's RewardLoopManager builds them (keys from sample 0)."""
+    infos = [o["reward_extra_info"] for o in outputs]
+    keys = list(infos[0])
+    return {k: np.array([info[k] for info in infos]) for k in keys}
+
+
+@pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
+def test_mixed_batch_has_identical_key_sets(configs, tokenizer, name, warm_engine):
+    outs = reward_loop_batch(configs[name], MIXED_ROWS, tokenizer)
+    assert [set(o["reward_extra_info"]) for o in outs] == [set(RESULT_KEYS)] * len(MIXED_ROWS)
+    arrays = assemble(outs)
+    assert list(arrays["verdict"]) == ["correct", "correct", "correct", "wrong", "wrong", "wrong"]
+    assert list(arrays["acc"]) == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    assert [o["reward_score"] for o in outs] == list(arrays["score"])
+
+
+def test_mixed_batch_with_shaping_keeps_one_key_set(tokenizer_dir, tokenizer, warm_engine):
+    """Enabled shaping adds its key to every sample, delegated ones included."""
+    config = compose(*reward_overrides(tokenizer_dir, "compute_score",
+                                       "+reward.custom_reward_function.reward_kwargs.repetition_penalty=0.5"))
+    rows = [*MIXED_ROWS, Row("searchR1_nq", "<answer>Paris</answer> " + "la la la " * 20, {"target": ["Paris"]})]
+    outs = reward_loop_batch(config, rows, tokenizer)
+    keys = {frozenset(o["reward_extra_info"]) for o in outs}
+    assert keys == {frozenset([*RESULT_KEYS, "repetition_penalty"])}
+    looped = outs[-1]["reward_extra_info"]
+    assert looped["repetition_penalty"] < 0 and looped["score"] == pytest.approx(1.0 + looped["repetition_penalty"])
+
+
+def test_legacy_batch_manager(configs, tokenizer, warm_engine):
+    """verl's BatchRewardManager calls compute_score_batch once per batch and places each reward."""
+    from verl.workers.reward_manager import BatchRewardManager
+
+    data = make_batch(tokenizer, MIXED_ROWS)
+    manager = BatchRewardManager(tokenizer, num_examine=0, compute_score=loaded(configs["compute_score_batch"]))
+    out = manager(data, return_dict=True)
+    prompt_len = data.batch["prompts"].shape[-1]
+    last = data.batch["attention_mask"][:, prompt_len:].sum(-1) - 1
+    rewards = out["reward_tensor"][range(len(MIXED_ROWS)), last].tolist()
+    assert rewards == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    assert out["reward_tensor"].sum().item() == 3.0  # nothing anywhere else
+    info = out["reward_extra_info"]
+    assert set(info) == set(RESULT_KEYS) and all(len(v) == len(MIXED_ROWS) for v in info.values())
+
+
+# --- deadlines under the reward loop ------------------------------------------------------------
+
+PATHOLOGICAL = Row("lighteval/MATH", r"The answer is \boxed{10^{10^{10^{10}}}-9999999!}.",
+                   r"\frac{\sqrt{2}}{2}+\pi")
+FAST_ROWS = [GSM8K_ROWS[0], MATH_ROWS[0], GSM8K_ROWS[2], MATH_ROWS[1], GSM8K_ROWS[1]]
+
+
+def timed_batch(config, rows, tokenizer) -> list[tuple[dict, float]]:
+    """Like RewardLoopWorker.compute_score_batch (one task per sample, gathered), with finish times."""
+    from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+
+    async def go():
+        worker = RewardLoopWorker(config)
+        data = make_batch(tokenizer, rows)
+        start = time.monotonic()
+
+        async def one(i):
+            out = await worker.compute_score(data[i:i + 1])
+            return out, time.monotonic() - start
+
+        return await asyncio.gather(*(one(i) for i in range(len(rows))))
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
+def test_pathological_answer_times_out_without_delaying_the_batch(configs, tokenizer, name, warm_engine):
+    rows = [PATHOLOGICAL, *FAST_ROWS]
+    results = timed_batch(configs[name], rows, tokenizer)
+    (slow, slow_at), *fast = results
+    assert slow["reward_extra_info"]["verdict"] == "timeout"
+    assert slow["reward_score"] == 0.0
+    assert DEADLINE * 0.9 <= slow_at <= DEADLINE + 3.0  # killed at the deadline, plus scheduling slack
+    for out, at in fast:
+        assert at < DEADLINE, "a normal sample waited for the pathological one"
+    assert [o["reward_extra_info"]["verdict"] for o, _ in fast] == ["correct", "correct", "wrong", "correct",
+                                                                    "correct"]
