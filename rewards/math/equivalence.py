@@ -70,6 +70,8 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
     if choice:
         mine = _CHOICE.fullmatch(pred) or _CHOICE_PREFIX.match(pred)
         return bool(mine) and mine.group(1) == choice.group(1)
+    if _WORDS.fullmatch(pred) and _WORDS.fullmatch(gold) and len(gold) >= 3 and _plain(pred) == _plain(gold):
+        return True  # `Odd` answers `odd`; single letters stay case-sensitive variables
     if is_words(gold) or is_words(pred):
         return _plain(pred) == _plain(gold)
     gold_sides = split_top(gold, "=")
@@ -101,7 +103,7 @@ def fast_value_eq(pred: str, gold: str) -> Tri:
 def exact_value(text: str) -> Fraction | None:
     """The exact value of a plain number: `-3`, `2.50`, `7/4`, `\\frac{-1}{2}`, `2\\frac{1}{2}`
     (a mixed number), `0.\\overline{3}`; None for anything else."""
-    if len(text) > 200:
+    if len(text) > 200 or "!" in text:  # `3!` is a factorial, not an exclaimed 3
         return None
     value = parse_number(text)
     if value is not None or "\\" not in text:

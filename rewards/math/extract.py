@@ -14,7 +14,6 @@ BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BARE_END = re.compile(r"[\s$]")
 # What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
 _JOINER = re.compile(r"[\s$,;.]*(?:(?:and|or|\\text\{\s*(?:and|or)\s*\}|\\quad|\\qquad)[\s$,;]*)?")
-_SEPARATOR = re.compile(r"[,;]|\band\b|\bor\b")
 _FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^\n]*)")
 _ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
 _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
@@ -35,7 +34,18 @@ def last_boxed(text: str) -> str | None:
 
 
 def last_box(text: str, before: int | None = None) -> Box | None:
-    """The last box command starting before `before`, with its span."""
+    """The last box command starting before `before`, with its span; a box nested in another
+    (`\\boxed{\\boxed{12}}`) is read as the outer one."""
+    box = _last_box_command(text, before)
+    while box is not None and box.content is not None:
+        outer = _last_box_command(text, box.start)
+        if outer is None or outer.content is None or outer.end < box.end:
+            break
+        box = outer
+    return box
+
+
+def _last_box_command(text: str, before: int | None) -> Box | None:
     end = len(text) if before is None else before
     while True:
         at = max(text.rfind(cmd, 0, end) for cmd in BOX_COMMANDS)
@@ -92,8 +102,9 @@ def boxed_answer(text: str) -> tuple[str | None, bool]:
     """The final boxed answer and whether any box command was seen.
 
     Boxes that stand side by side with only separators between them are one answer
-    (`\\boxed{3}, \\boxed{5}` is the list `3, 5`); any words in between end the answer, so a
-    self-correction never merges with what it corrects.
+    (`\\boxed{3}, \\boxed{5}` and `\\boxed{3} \\boxed{5}` are the list `3, 5`, so boxing every
+    option is a list, never a hit); any words in between end the answer, so a self-correction
+    never merges with what it corrects.
     """
     box = last_box(text)
     if box is None:
@@ -106,7 +117,7 @@ def boxed_answer(text: str) -> tuple[str | None, bool]:
         if prev is None or prev.content is None:
             break
         between = text[prev.end:box.start]
-        if not _JOINER.fullmatch(between) or not _SEPARATOR.search(between):
+        if not _JOINER.fullmatch(between):
             break
         if prev.content not in parts:  # `\boxed{5}, \boxed{5}` is one answer, not two
             parts.append(prev.content)
@@ -117,18 +128,27 @@ def boxed_answer(text: str) -> tuple[str | None, bool]:
 def stated_answer(text: str, answer_line: bool = False) -> str | None:
     """A final answer stated in words: the last "the final answer is X" (or, for DAPO-style
     sources, an `Answer: X` line), trimmed to its math span or its sentence."""
+    found = last_statement(text, answer_line)
+    return None if found is None else found[0]
+
+
+def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | None:
+    """`stated_answer` with the index where the statement starts (to tell which answer came last)."""
     pattern = _ANSWER_LINE if answer_line else _FINAL
     found = None
     for found in pattern.finditer(text):
         pass
     if found is None:
         return None
-    return trim_statement(found.group(1))
+    return trim_statement(found.group(1)), found.start()
 
 
 def trim_statement(tail: str) -> str:
     """`$\\frac12$. I hope it is correct.` -> `\\frac12`; `7 apples.` -> `7 apples`."""
     tail = tail.strip().strip("*").strip()
+    restated = _FINAL.search(tail)  # `Answer: the final answer is $5$`
+    if restated:
+        tail = restated.group(1).strip().strip("*").strip()
     inner = last_boxed(tail)
     if inner is not None:
         return inner

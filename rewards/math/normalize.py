@@ -31,10 +31,11 @@ _CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d])(?:and|or)(?
 # A trailing unit in `\text{}` (`5\text{ cm}^2`, `12 \text{ square units}`): the value is what precedes it.
 _TEXT_UNIT = re.compile(r"(?<=\S)\s*\\text\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?[23]\}?)?$")
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
+_APPROX_TAIL = re.compile(r"(?<=\S)\s*(?:\\approx|\\sim)(?![a-zA-Z]).*$", re.S)
 _PERCENT = re.compile(r"\\?%|\\text\{\s*percent\s*\}")
 _THIN_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~|,\\!|\\!)(?=\d{3}(?!\d))")
 _GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_SPACING = re.compile(r"\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
+_SPACING = re.compile(r"(?<!\\)\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
 _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\le(?:qslant)?(?![a-zA-Z])", r"\\leq "), (r"\\ge(?:qslant)?(?![a-zA-Z])", r"\\geq "),
     (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
@@ -44,6 +45,7 @@ _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\+\s*\\infty", r"\\infty"), (r"\\varnothing(?![a-zA-Z])", r"\\emptyset "),
     (r"\\dots[bc]?(?![a-zA-Z])|\\[lc]dots(?![a-zA-Z])", r"\\ldots "),
     (r"\\mathbb\s*\{?R\}?|\u211d", r"(-\\infty,\\infty)"),
+    (r"\\langle(?![a-zA-Z])", "("), (r"\\rangle(?![a-zA-Z])", ")"),
 ]]
 # Bare words after a number (`10 inches`, `6 square units`): only these, never single letters.
 _UNIT_WORDS = (
@@ -56,10 +58,10 @@ _UNIT_WORDS = (
 )
 _WORD_UNIT = re.compile(rf"(?<=[\d}}.)])\s+(?:(?:{'|'.join(_UNIT_WORDS)})\b\s*)+(?:\^\{{?[23]\}}?)?$")
 _SHORT_ARG = re.compile(r"\\(frac|sqrt)\s*(?![\s{\[])(\\[a-zA-Z]+|[0-9a-zA-Z])")
-_FRAC_SECOND = re.compile(r"\\frac\{([^{}]*)\}\s*([0-9a-zA-Z])")
+_FRAC_SECOND_ARG = re.compile(r"\s*(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _SPACE_RUN = re.compile(r"\s+")
-_INNER_SPACE = re.compile(r"(?<![a-zA-Z]) | (?![a-zA-Z])")
-_TRAILING = re.compile(r"(?:[\s.,;:!?]|\\\\)+$")
+_INNER_SPACE = re.compile(r"(?<![a-zA-Z0-9]) | (?![a-zA-Z0-9])|(?<=[a-zA-Z]) (?=\d)|(?<=\d) (?=[a-zA-Z])")
+_TRAILING = re.compile(r"(?:[\s.,;:?]|\\\\)+$")
 _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 
@@ -80,12 +82,14 @@ def normalize(answer: str) -> str:
     for pattern, repl in _RELATIONS:
         s = pattern.sub(repl, s)
     s = _CONNECTIVE.sub(",", s)
+    s = _APPROX_TAIL.sub("", s)
     s = _TRAILING.sub("", s)
     s = _strip_units(s)
     s = _unwrap_text(s)
     s = _WORD_UNIT.sub("", s)
     s = _SHORT_ARG.sub(_brace_short_args, s)
-    s = _FRAC_SECOND.sub(r"\\frac{\1}{\2}", s)
+    if "\\frac" in s:
+        s = _brace_second_frac_args(s)
     s = _SPACE_RUN.sub(" ", s).strip()
     s = _INNER_SPACE.sub("", s)
     s = _LEADING.sub("", _TRAILING.sub("", s))
@@ -127,6 +131,25 @@ def _unwrap_text(s: str) -> str:
             return s[:found.start()] + s[found.end():]
         inner = s[found.end():close].strip()
         s = s[:found.start()] + inner + s[close + 1:]
+
+
+def _brace_second_frac_args(s: str) -> str:
+    """`\\frac{\\sqrt{3}}2` -> `\\frac{\\sqrt{3}}{2}`: a second argument written without braces."""
+    out: list[str] = []
+    i = 0
+    while (at := s.find("\\frac{", i)) >= 0:
+        close = matching_brace(s, at + 5)
+        if close < 0:
+            break
+        out.append(s[i:close + 1])
+        i = close + 1
+        if not s.startswith("{", i):
+            bare = _FRAC_SECOND_ARG.match(s, i)
+            if bare:
+                out.append("{" + bare.group(1) + "}")
+                i = bare.end()
+    out.append(s[i:])
+    return "".join(out)
 
 
 def _brace_short_args(m: re.Match) -> str:

@@ -38,6 +38,9 @@ _CLOSERS = set(")]}")
 _PM = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
 _MATRIX = re.compile(r"^\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
 _MEMBERSHIP = re.compile(r"^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\\in(?![a-zA-Z])")
+_RELATION = re.compile(r"\s*(<|>|\\leq(?![a-zA-Z])|\\geq(?![a-zA-Z]))\s*")
+_VARIABLE = re.compile(r"[a-zA-Z]")
+_FLIP = {"<": ">", ">": "<", "\\leq": "\\geq", "\\geq": "\\leq"}
 _ASSIGNED_TO = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
 
 
@@ -66,6 +69,9 @@ def _one(text: str) -> Node:
         shaped = _one(rest)
         if isinstance(shaped, Group):
             return shaped
+    interval = inequality_interval(text)
+    if interval is not None:
+        return interval
     union = split_top(text, (), words=("\\cup",))
     if len(union) > 1:
         return Group("union", tuple(_one(p) for p in union[:MAX_ITEMS + 1]))
@@ -76,9 +82,6 @@ def _one(text: str) -> Node:
         inner = text[2:-2]
         parts = split_top(inner, ",;") if inner.strip() else []
         return Group("list", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]))
-    if text.startswith("\\langle") and text.endswith("\\rangle"):
-        parts = split_top(text[7:-7], ",;")
-        return Group("tuple", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]), "()")
     if len(text) >= 2 and text[0] in "([" and text[-1] in ")]" and _closes_at_end(text, 0):
         parts = split_top(text[1:-1], ",;")
         if len(parts) > 1:
@@ -86,6 +89,37 @@ def _one(text: str) -> Node:
             kind = "tuple" if brackets == "()" else "bracketed"
             return Group(kind, tuple(_one(p) for p in parts[:MAX_ITEMS + 1]), brackets)
     return Leaf(text)
+
+
+def inequality_interval(text: str) -> Group | None:
+    """`x > 3` -> `(3,\\infty)`, `-1 \\leq x < 2` -> `[-1,2)`: a one-variable inequality is the
+    interval it describes, so it answers (and is answered by) that interval."""
+    parts = _RELATION.split(text)
+    if len(parts) == 3:
+        left, rel, right = parts
+        if _VARIABLE.fullmatch(left) and not _VARIABLE.fullmatch(right):
+            bound, rel = right, rel
+        elif _VARIABLE.fullmatch(right) and not _VARIABLE.fullmatch(left):
+            bound, rel = left, _FLIP[rel]
+        else:
+            return None
+        if rel in ("<", "\\leq"):
+            return _interval("-\\infty", bound, "(", ")" if rel == "<" else "]")
+        return _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")
+    if len(parts) == 5 and _VARIABLE.fullmatch(parts[2]) and not any(
+            _VARIABLE.fullmatch(p) for p in (parts[0], parts[4])):
+        low, rel1, _, rel2, high = parts
+        if rel1 in (">", "\\geq") and rel2 in (">", "\\geq"):
+            low, rel1, rel2, high = high, _FLIP[rel2], _FLIP[rel1], low
+        if rel1 not in ("<", "\\leq") or rel2 not in ("<", "\\leq"):
+            return None
+        return _interval(low, high, "(" if rel1 == "<" else "[", ")" if rel2 == "<" else "]")
+    return None
+
+
+def _interval(low: str, high: str, left: str, right: str) -> Group:
+    brackets = left + right
+    return Group("tuple" if brackets == "()" else "bracketed", (Leaf(low), Leaf(high)), brackets)
 
 
 def _matrix(body: str) -> Node:

@@ -1,0 +1,160 @@
+"""MATH-style answers: the last `\\boxed{}`, compared with the gold by value, not by spelling.
+
+Registered for every math data_source that verl 0.9.1's `default_compute_score` dispatches
+(`lighteval/MATH` and mirrors, the DAPO names, `aime*`, the six `numina_*` sources) plus
+`xiaodongguaAIGC/X-R1-750` and `hiyouga/geometry3k`, so the package drops in where verl's built-ins
+stood. The DAPO-style names also read an `Answer: ...` line, the format their prompt asks for.
+
+Judging runs in two steps: a fast path in this process (normalised strings, exact rationals; no
+sympy) settles most answers in microseconds; only what it cannot settle goes to the engine's
+worker pool, where sympy runs under a hard deadline (`Settings.timeout`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ..math.equivalence import exact_value, fast_equal
+from ..math.extract import boxed_answer, last_box, last_boxed, last_statement
+from ..math.normalize import normalize
+from ..numbers import format_number
+from ..region import answer_region
+from ..registry import register_scorer
+from ..result import Result, Verdict, correct, failed, wrong
+from ..settings import Settings
+
+MAX_ANSWER_CHARS = 1000
+"""Longer extracted answers are not MATH answers; refusing them bounds every later step."""
+MAX_NESTING = 40
+"""Deeper brace nesting is refused before any parsing (a parser bomb, not an answer)."""
+
+_SYMBOLIC_VERDICTS = {
+    "correct": Verdict.CORRECT, "wrong": Verdict.WRONG,
+    "unparsable_pred": Verdict.UNPARSABLE_PRED, "unparsable_gold": Verdict.UNPARSABLE_GOLD,
+}
+
+
+def score_math(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
+               settings: Settings) -> Result:
+    """MATH: last \\boxed{} (else "the final answer is"), exact/symbolic equivalence with the gold."""
+    return judge_math(response, ground_truth, settings, answer_line=False)
+
+
+def score_math_dapo(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
+                    settings: Settings) -> Result:
+    """DAPO-style math: the later of the last `Answer: ...` line and the last \\boxed{}, as for MATH."""
+    return judge_math(response, ground_truth, settings, answer_line=True)
+
+
+register_scorer(
+    "lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500",
+    "numina_aops_forum", "numina_synthetic_math", "numina_amc_aime", "numina_synthetic_amc",
+    "numina_cn_k12", "numina_olympiads", "xiaodongguaAIGC/X-R1-750",
+    scorer=score_math)
+register_scorer("math_dapo", "math", "math_dapo_reasoning", "aime*", scorer=score_math_dapo)
+register_scorer("hiyouga/geometry3k", scorer=score_math)
+
+
+def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line: bool = False) -> Result:
+    """The whole MATH judgement of one response; every failure is a verdict."""
+    gold = gold_answer(ground_truth)
+    if gold is None:
+        return failed(Verdict.UNPARSABLE_GOLD, f"gold {str(ground_truth)[:80]!r} has no readable answer")
+    region = answer_region(response)
+    if region is None:
+        return failed(Verdict.NO_ANSWER, "cut off inside <think>")
+    raw, reason = find_answer(region, answer_line)
+    if raw is None:
+        verdict = Verdict.UNPARSABLE_PRED if reason.startswith("unclosed") else Verdict.NO_ANSWER
+        return failed(verdict, reason)
+    if not within_limits(raw):
+        return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters)")
+    pred = normalize(raw)
+    if not pred:
+        return failed(Verdict.UNPARSABLE_PRED, f"empty answer {raw[:40]!r}")
+    shown = display(pred)
+    decided = fast_equal(pred, gold)
+    if decided is not None:
+        return correct(shown) if decided else wrong(shown)
+    return _judge_symbolic(pred, gold, shown, settings)
+
+
+def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
+    """The extracted answer text, or None with the reason there is none."""
+    statement = last_statement(region, answer_line=True) if answer_line else None
+    box = last_box(region)
+    if statement is not None and (box is None or statement[1] > box.start):
+        return statement[0], ""
+    if box is not None:
+        content, _ = boxed_answer(region)
+        if content is None:
+            return None, "unclosed \\boxed{ (cut off mid-answer)"
+        return content, ""
+    stated = last_statement(region, answer_line=False)
+    if stated is not None and stated[0]:
+        return stated[0], ""
+    return None, "no \\boxed{} answer" + (" and no `Answer:` line" if answer_line else "")
+
+
+@lru_cache(maxsize=8192)
+def _gold_from_text(text: str) -> str | None:
+    if "\\boxed" in text or "\\fbox" in text:
+        text = last_boxed(text) or ""
+    if not within_limits(text):
+        return None
+    return normalize(text) or None
+
+
+def gold_answer(ground_truth: Any) -> str | None:
+    """The normalised gold: a bare answer, or the last box of a full solution; parsed once per gold."""
+    if isinstance(ground_truth, bool) or ground_truth is None:
+        return None
+    if isinstance(ground_truth, (int, float)):
+        if ground_truth != ground_truth or abs(ground_truth) == float("inf"):
+            return None
+        ground_truth = repr(ground_truth)
+    if not isinstance(ground_truth, str):
+        return None
+    return _gold_from_text(ground_truth)
+
+
+def within_limits(text: str) -> bool:
+    """Cheap size guard, run before any normalising or parsing."""
+    if len(text) > MAX_ANSWER_CHARS:
+        return False
+    depth = deepest = 0
+    for ch in text:
+        if ch in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "})]":
+            depth -= 1
+    return deepest <= MAX_NESTING
+
+
+def display(pred: str) -> str:
+    """`pred` as reported: a plain number in canonical form (`5.00` -> `5`, `\\frac{1}{2}` -> `0.5`),
+    so verl's majority vote counts equal numbers together; anything else as normalised."""
+    value = exact_value(pred)
+    return format_number(value) if value is not None else pred
+
+
+def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Result:
+    from ..engine import EngineError, WorkerCrashed, WorkerError, WorkerTimeout, call_bounded
+    from ..math.symbolic import symbolic_verdict
+
+    try:
+        verdict = call_bounded(symbolic_verdict, pred, gold, timeout=settings.timeout)
+    except WorkerTimeout:
+        return failed(Verdict.TIMEOUT, f"symbolic check passed its {settings.timeout:g}s deadline", shown)
+    except WorkerCrashed as exc:
+        return failed(Verdict.ERROR, f"symbolic check worker died: {exc}", shown)
+    except (WorkerError, EngineError) as exc:
+        return failed(Verdict.ERROR, f"symbolic check failed: {exc}", shown)
+    result = _SYMBOLIC_VERDICTS.get(verdict, Verdict.ERROR)
+    if result is Verdict.CORRECT:
+        return correct(shown)
+    if result is Verdict.WRONG:
+        return wrong(shown)
+    return failed(result, f"symbolic check: {verdict}", shown)
