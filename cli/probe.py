@@ -1,0 +1,191 @@
+"""`rewards probe`: what does the configured reward pay for responses that deserve nothing?
+
+Scores the attack responses of rewards/probe.py against gold answers (from a verl parquet file or
+the built-in samples) through `rewards.verl.compute_score`, the function verl itself calls, with
+the same keyword settings a run passes as `reward_kwargs`. Prints a scoreboard per data_source and
+exits 1 when any attack's mean reward exceeds `--max-reward`, so it can gate CI.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from .main import CommandError
+
+DEFAULT_LIMIT = 50
+
+
+def register(sub) -> None:
+    from rewards.probe import ATTACK_NAMES
+
+    from .score import _add_format_and_shaping
+    from rewards.settings import GSM8K_MODES
+
+    p = sub.add_parser(
+        "probe", help="score known reward-hacking responses and fail if any earns reward",
+        description="For each gold answer (from --file, or a built-in sample per data_source), build "
+                    "responses that deserve no reward (empty, every choice listed, several boxes, the "
+                    "answer only inside <think>, the prompt echoed, a bare number, duplicated tags, a "
+                    "retracted correct answer, sympy bombs, a tool observation holding the answer), score "
+                    "them as verl would, and print a scoreboard. Exit status 1 when an attack's mean "
+                    "reward exceeds --max-reward. Attacks: " + ", ".join(ATTACK_NAMES) + ".")
+    p.add_argument("--data-source", action="append", metavar="NAME",
+                   help="data_source to probe (repeatable); default: every registered scorer, or every "
+                        "data_source in --file")
+    p.add_argument("--file", help="verl parquet (or JSONL of verl rows) whose golds and prompts to attack")
+    p.add_argument("--sample", choices=("gsm8k", "math"),
+                   help="built-in gold set to use without --file (default: gsm8k for GSM8K names, else math)")
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+                   help=f"golds per data_source taken from --file (default {DEFAULT_LIMIT}; 0: all)")
+    p.add_argument("--max-reward", type=float, default=0.0,
+                   help="the bound: fail when an attack's mean reward exceeds it (default 0)")
+    p.add_argument("--attacks", help="comma-separated attacks to run (default: all)")
+    p.add_argument("--skip", help="comma-separated attacks to leave out")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                   help="import a module that registers scorers first (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the scoreboards as JSON")
+    p.add_argument("--mode", dest="gsm8k_mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")
+    p.add_argument("--timeout", type=float, help="per-sample deadline in seconds for symbolic checks")
+    _add_format_and_shaping(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from rewards import UnknownDataSourceError
+    from rewards.probe import format_scoreboard, probe, select_attacks
+    from rewards.settings import SettingsError, make_settings
+
+    from .score import settings_from
+
+    import_plugins(args.imports)
+    try:
+        attacks = select_attacks(_names(args.attacks), _names(args.skip) or ())
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if not attacks:
+        raise CommandError("--attacks/--skip left no attack to run")
+    if args.limit < 0:
+        raise CommandError("--limit must be 0 (all) or a positive number of golds")
+    reward_kwargs = {k: v for k, v in settings_from(args).items() if v is not None}
+    try:
+        make_settings({}, reward_kwargs)  # a bad setting is a one-line error, before any scoring
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from None
+    targets, notes = load_targets(args)
+    try:
+        boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs)
+    except UnknownDataSourceError as exc:
+        raise CommandError(str(exc)) from None
+    for board in boards:
+        board.notes[:0] = notes
+    if args.json:
+        print(json.dumps({"passed": all(b.passed for b in boards), "settings": reward_kwargs,
+                          "scoreboards": [b.to_dict() for b in boards]}, ensure_ascii=False, default=str))
+    else:
+        if reward_kwargs:
+            print("settings: " + ", ".join(f"{k}={v}" for k, v in sorted(reward_kwargs.items())))
+        print("\n\n".join(format_scoreboard(b) for b in boards))
+    return 0 if all(b.passed for b in boards) else 1
+
+
+def import_plugins(modules: list[str]) -> None:
+    """Import modules that register scorers (a team's own), with a one-line error when one fails."""
+    for name in modules:
+        try:
+            import_module(name)
+        except Exception as exc:
+            raise CommandError(f"--import {name}: {type(exc).__name__}: {exc}") from None
+
+
+def load_targets(args) -> tuple[list[Any], list[str]]:
+    """The golds to attack, and notes about rows that were left out."""
+    from rewards import list_scorers
+    from rewards.probe_samples import sample_targets
+
+    if args.file is None:
+        sources = args.data_source or [_concrete(e.name) for e in list_scorers()]
+        targets = [t for s in sources for t in sample_targets(s, args.sample)]
+        return targets, []
+    targets, notes = read_targets(args.file, args.data_source, args.limit)
+    if not targets:
+        wanted = f" with data_source {', '.join(args.data_source)}" if args.data_source else ""
+        raise CommandError(f"{args.file}: no usable rows{wanted}" + (f" ({notes[0]})" if notes else ""))
+    return targets, notes
+
+
+def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple[list[Any], list[str]]:
+    """Targets from a verl parquet or JSONL file: at most `limit` per data_source (0: all).
+
+    A row that lacks a gold is left out with a note naming it; the others are still probed.
+    """
+    from rewards.probe import target_from_row
+
+    targets, skipped = [], []
+    per_source: dict[str, int] = {}
+    for where, row in _rows(path):
+        try:
+            target = target_from_row(row, where, data_sources[0] if data_sources and len(data_sources) == 1 else None)
+        except ValueError as exc:
+            skipped.append(str(exc))
+            continue
+        if data_sources and target.data_source not in data_sources:
+            continue
+        if limit and per_source.get(target.data_source, 0) >= limit:
+            continue
+        per_source[target.data_source] = per_source.get(target.data_source, 0) + 1
+        targets.append(target)
+    notes = []
+    if skipped:
+        notes.append(f"{len(skipped)} row(s) of {path} left out: " + "; ".join(skipped[:3])
+                     + (" ..." if len(skipped) > 3 else ""))
+    return targets, notes
+
+
+def _rows(path: str):
+    """(where, row dict) for each row of a parquet file, or of a JSONL file of verl rows."""
+    file = Path(path)
+    if not file.exists():
+        raise CommandError(f"cannot open {path}: no such file")
+    if file.suffix in (".jsonl", ".json"):
+        with open(file, encoding="utf-8") as lines:
+            for n, text in enumerate(lines, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    row = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise CommandError(f"{path} line {n}: invalid JSON ({exc.msg})") from None
+                if not isinstance(row, dict):
+                    raise CommandError(f"{path} line {n}: expected a JSON object")
+                yield f"line {n}", row
+        return
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(file)
+    except Exception as exc:
+        raise CommandError(f"{path}: not a parquet file ({exc})") from None
+    names = set(parquet.schema_arrow.names)
+    missing = [c for c in ("data_source", "reward_model") if c not in names]
+    if missing:
+        raise CommandError(f"{path}: missing column(s) {', '.join(missing)} (a verl row needs data_source, "
+                           "prompt and reward_model.ground_truth)")
+    columns = [c for c in ("data_source", "prompt", "reward_model", "extra_info") if c in names]
+    index = 0
+    for batch in parquet.iter_batches(columns=columns, batch_size=1024):
+        for row in batch.to_pylist():
+            yield f"row {index}", row
+            index += 1
+
+
+def _concrete(name: str) -> str:
+    """A data_source that reaches a registered name (`aime*` → `aime`)."""
+    return name[:-1] if name.endswith("*") and len(name) > 1 else name
+
+
+def _names(text: str | None) -> list[str] | None:
+    return [n.strip() for n in text.split(",") if n.strip()] if text else None
