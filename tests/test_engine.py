@@ -18,6 +18,7 @@ from tests.helpers import engine_funcs as f
 @pytest.fixture(scope="module", autouse=True)
 def small_pool():
     engine.configure(workers=2, memory_mb=512, inline=False)
+    engine.warm_up()
     yield
     engine.shutdown()
 
@@ -32,7 +33,7 @@ def test_a_call_past_its_deadline_times_out_promptly_and_the_pool_recovers():
     with pytest.raises(WorkerTimeout) as info:
         call_bounded(f.spin, 30, timeout=0.5)
     elapsed = time.monotonic() - start
-    assert 0.5 <= elapsed < 1.0, elapsed
+    assert 0.5 <= elapsed < 1.0 + 0.5, elapsed  # deadline + 0.5 s at most
     assert info.value.timeout == 0.5
     # the pool still has two working processes
     assert call_bounded(f.add, 1, 1, timeout=30) == 2
@@ -73,6 +74,7 @@ def test_the_memory_cap_stops_a_runaway_allocation():
 
 
 def test_a_huge_integer_power_neither_hangs_nor_exhausts_memory():
+    engine.warm_up()
     start = time.monotonic()
     with pytest.raises((WorkerTimeout, WorkerCrashed)):
         call_bounded(f.big_power, 10 ** 10, timeout=1.0)
@@ -199,6 +201,8 @@ def test_configuration_from_the_environment():
     config = from_env(EngineConfig(), {"REWARDS_WORKERS": "3", "REWARDS_WORKER_MEMORY_MB": "0",
                                        "REWARDS_WORKER_PRELOAD": "sympy, json", "REWARDS_ENGINE_INLINE": "1"})
     assert config == EngineConfig(workers=3, memory_mb=None, preload=("sympy", "json"), inline=True)
+    assert from_env(EngineConfig(), {"REWARDS_WORKER_PRELOAD": ""}).preload == ()
+    assert "sympy" in EngineConfig().preload
     with pytest.raises(ValueError, match="REWARDS_WORKERS"):
         from_env(EngineConfig(), {"REWARDS_WORKERS": "many"})
     with pytest.raises(ValueError):

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the pool (subprocess, pipes) is imported when it first star
     from .pool import WorkerPool
 
 __all__ = [
-    "call_bounded", "acall_bounded", "configure", "get_config", "shutdown", "stats",
+    "call_bounded", "acall_bounded", "configure", "get_config", "warm_up", "shutdown", "stats",
     "EngineConfig", "EngineError", "WorkerTimeout", "WorkerCrashed", "WorkerError", "PoolStats",
 ]
 
@@ -110,6 +110,13 @@ def _call_inline(fn: Callable[..., Any], args: tuple) -> Any:
     except Exception as exc:
         import traceback
         raise WorkerError(type(exc).__name__, str(exc), traceback.format_exc()) from exc
+
+
+def warm_up() -> None:
+    """Start the pool now and wait until every worker is ready (e.g. when a reward worker starts),
+    so the first calls do not wait for start-up. A no-op in inline mode."""
+    if not get_config().inline:
+        _get_pool().warm_up()
 
 
 def stats() -> PoolStats:

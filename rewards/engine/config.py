@@ -17,6 +17,8 @@ ENV_PRELOAD = "REWARDS_WORKER_PRELOAD"
 ENV_INLINE = "REWARDS_ENGINE_INLINE"
 
 DEFAULT_MEMORY_MB = 1024
+DEFAULT_PRELOAD = ("sympy", "latex2sympy2_extended")
+"""What symbolic checks need; imported in ~1.5 s when a worker starts rather than inside a deadline."""
 STARTUP_TIMEOUT = 120.0
 """Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
 
@@ -32,8 +34,9 @@ class EngineConfig:
     """Worker processes in the pool."""
     memory_mb: int | None = DEFAULT_MEMORY_MB
     """Address-space cap per worker (RLIMIT_AS) in MiB; None or 0 for no cap."""
-    preload: tuple[str, ...] = ()
-    """Modules each worker imports before it takes work, so imports never eat into a deadline."""
+    preload: tuple[str, ...] = DEFAULT_PRELOAD
+    """Modules each worker imports before it takes work, so imports never eat into a deadline.
+    (The modules of the functions called are added automatically.)"""
     inline: bool = False
     """Debugging only: run functions in the calling process, with no deadline and no memory cap."""
 
@@ -53,7 +56,7 @@ def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineCon
         changes["workers"] = _int(env, ENV_WORKERS)
     if env.get(ENV_MEMORY_MB):
         changes["memory_mb"] = _int(env, ENV_MEMORY_MB) or None
-    if env.get(ENV_PRELOAD):
+    if ENV_PRELOAD in env:  # set but empty: preload nothing
         changes["preload"] = tuple(m.strip() for m in env[ENV_PRELOAD].split(",") if m.strip())
     if env.get(ENV_INLINE, "").strip().lower() in ("1", "true", "yes", "on"):
         changes["inline"] = True

@@ -235,6 +235,17 @@ class WorkerPool:
         if closing:
             worker.kill()
 
+    def warm_up(self) -> None:
+        """Return once every worker has started (borrowing each in turn, so it is safe while
+        other threads use the pool)."""
+        borrowed = []
+        try:
+            for _ in range(self.size):
+                borrowed.append(self._acquire())
+        finally:
+            for worker in borrowed:
+                self._release(worker)
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def shutdown(self, wait: float = 2.0) -> None:
