@@ -1,0 +1,425 @@
+"""Check a verl data file before a launch, naming the file, row and field of every problem.
+
+Checks, in order: the file reads and has verl's columns; every row has a usable `prompt` (a list of
+`{role, content}` with string content and a user turn), `data_source` and `reward_model.ground_truth`;
+every `data_source` has a registered scorer; every gold answer scores `correct` against itself
+through its own scorer; images match their `<image>` placeholders; prompt token lengths under a
+tokenizer's chat template against `max_prompt_length`; duplicate prompts in the file and prompts
+shared with other files (train/test overlap).
+
+Errors make a launch fail (or silently waste it); warnings deserve a look. Rows count from 0, as in
+pandas and in verl's `extra_info.index`. Each check lists at most `MAX_LISTED` rows and counts the rest.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
+                       ROLES)
+
+MAX_LISTED = 20
+
+# How a gold answer is written as a response its own scorer must accept, keyed by the scorer's
+# canonical registry name. Every other scorer (the whole MATH family, geometry3k, plugins that
+# follow the convention) reads the last \boxed{}. `<gold>` is replaced by the gold text.
+GOLD_RESPONSES = {"openai/gsm8k": "#### <gold>"}
+BOXED_RESPONSE = "\\boxed{<gold>}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: where (file, row, field) and what."""
+
+    file: str
+    row: int | None
+    field: str | None
+    message: str
+    check: str
+
+    def __str__(self) -> str:
+        where = [self.file]
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.field:
+            where.append(self.field)
+        return f"{': '.join(where)}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "row": self.row, "field": self.field, "check": self.check,
+                "message": self.message}
+
+
+@dataclass
+class ValidationReport:
+    file: str
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "ok": self.ok, "stats": self.stats,
+                "errors": [p.to_dict() for p in self.errors],
+                "warnings": [p.to_dict() for p in self.warnings]}
+
+
+class _Findings:
+    """Collects problems, listing at most MAX_LISTED per (severity, check, field) and counting all."""
+
+    def __init__(self, report: ValidationReport):
+        self.report = report
+        self.counts: Counter = Counter()
+
+    def add(self, severity: str, check: str, row: int | None, fld: str | None, message: str) -> None:
+        key = (severity, check, fld)
+        self.counts[key] += 1
+        if self.counts[key] <= MAX_LISTED:
+            target = self.report.errors if severity == "error" else self.report.warnings
+            target.append(Problem(self.report.file, row, fld, message, check))
+
+    def error(self, check, row, fld, message):
+        self.add("error", check, row, fld, message)
+
+    def warn(self, check, row, fld, message):
+        self.add("warning", check, row, fld, message)
+
+    def close(self) -> None:
+        for (severity, check, fld), n in self.counts.items():
+            if n > MAX_LISTED:
+                target = self.report.errors if severity == "error" else self.report.warnings
+                target.append(Problem(self.report.file, None, fld,
+                                      f"... and {n - MAX_LISTED} more rows with this kind of problem", check))
+        self.report.stats["error_count"] = sum(n for (s, _, _), n in self.counts.items() if s == "error")
+        self.report.stats["warning_count"] = sum(n for (s, _, _), n in self.counts.items() if s == "warning")
+
+
+def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length: int | None = None,
+                  against: Sequence[str | Path] = (), check_gold: bool = True, overlong: str = "error",
+                  chat_template_kwargs: dict[str, Any] | None = None) -> ValidationReport:
+    """Validate one verl parquet (or json/jsonl) file.
+
+    `tokenizer` is a tokenizer object or a local path; with `max_prompt_length`, longer prompts are
+    errors (`overlong="warn"` makes them warnings, for runs that rely on verl's filtering).
+    `against` lists other files (e.g. the validation set) whose prompts must not reappear here.
+    """
+    if overlong not in ("error", "warn"):
+        raise ValueError("overlong must be 'error' or 'warn'")
+    name = str(path)
+    report = ValidationReport(name)
+    found = _Findings(report)
+    try:
+        table = read_table(path)
+    except Exception as exc:
+        found.error("schema", None, None, f"cannot read the file: {_first_line(exc)}")
+        found.close()
+        return report
+
+    rows = table.num_rows
+    report.stats["rows"] = rows
+    if rows == 0:
+        found.error("schema", None, None, "the file has no rows")
+    columns = set(table.column_names)
+    for col in REQUIRED_COLUMNS:
+        if col not in columns:
+            found.error("schema", None, col, "required column is missing (verl reads it for every row)")
+    for col in RECOMMENDED_COLUMNS:
+        if col not in columns:
+            found.warn("schema", None, col, "column is missing (verl fills a default)")
+
+    get = {c: table.column(c).to_pylist() for c in (*REQUIRED_COLUMNS, "extra_info", IMAGE_COLUMN)
+           if c in columns}
+    sources = get.get("data_source", [None] * rows)
+    prompts = get.get("prompt", [None] * rows)
+    rewards = get.get("reward_model", [None] * rows)
+    images = get.get(IMAGE_COLUMN)
+
+    usable_prompt = [_check_prompt(found, i, p, images[i] if images is not None else None)
+                     for i, p in enumerate(prompts)] if "prompt" in columns else [False] * rows
+    golds = [_check_reward_model(found, i, r) for i, r in enumerate(rewards)] if "reward_model" in columns \
+        else [None] * rows
+    if "extra_info" in get:
+        for i, extra in enumerate(get["extra_info"]):
+            if extra is not None and not isinstance(extra, dict):
+                found.error("schema", i, "extra_info", f"must be a mapping, got {type(extra).__name__}")
+
+    registered = _check_sources(found, sources) if "data_source" in columns else {}
+    report.stats["data_sources"] = dict(Counter(s for s in sources if isinstance(s, str)).most_common())
+    if check_gold and registered:
+        report.stats["gold"] = _check_golds(found, sources, golds, registered)
+
+    keys = [_prompt_key(p, images[i] if images is not None else None) if usable_prompt[i] else None
+            for i, p in enumerate(prompts)]
+    report.stats["duplicates"] = _check_duplicates(found, keys, golds, sources)
+    if against:
+        report.stats["overlap"] = _check_overlap(found, keys, table, against)
+
+    if tokenizer is not None and "prompt" in columns:
+        report.stats["prompt_tokens"] = _check_lengths(found, tokenizer, prompts, usable_prompt, keys,
+                                                       max_prompt_length, overlong, images is not None,
+                                                       chat_template_kwargs)
+    elif max_prompt_length is not None:
+        found.warn("length", None, "prompt", "max_prompt_length given without a tokenizer: lengths not checked")
+    found.close()
+    return report
+
+
+def read_table(path: str | Path):
+    """A pyarrow table from parquet, or json/jsonl (the two formats verl's RLHFDataset reads)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if path.suffix.lower() in (".json", ".jsonl"):
+        import pyarrow.json as pj
+
+        return pj.read_json(str(path))
+    return pq.read_table(str(path))
+
+
+def gold_response(scorer_name: str, gold: str) -> str:
+    """The gold written in the answer format its scorer reads (see GOLD_RESPONSES)."""
+    return GOLD_RESPONSES.get(scorer_name, BOXED_RESPONSE).replace("<gold>", gold)
+
+
+# -- per-row checks ---------------------------------------------------------------------------
+
+def _check_prompt(found: _Findings, i: int, prompt: Any, row_images: Any) -> bool:
+    if prompt is None:
+        found.error("schema", i, "prompt", "missing")
+        return False
+    if isinstance(prompt, str):
+        found.error("schema", i, "prompt", "is a string; verl needs a list of {role, content} messages")
+        return False
+    if not isinstance(prompt, list) or not prompt:
+        found.error("schema", i, "prompt", "must be a non-empty list of {role, content} messages")
+        return False
+    ok, placeholders, has_user = True, 0, False
+    for j, message in enumerate(prompt):
+        where = f"prompt[{j}]"
+        if not isinstance(message, dict):
+            found.error("schema", i, where, f"must be a {{role, content}} mapping, got {type(message).__name__}")
+            ok = False
+            continue
+        role, content = message.get("role"), message.get("content")
+        if role not in ROLES:
+            found.error("schema", i, f"{where}.role", f"{role!r} is not one of {', '.join(ROLES)}")
+            ok = False
+        has_user = has_user or role == "user"
+        if not isinstance(content, str):
+            found.error("schema", i, f"{where}.content",
+                        "must be a string (verl fills <image> placeholders in text itself)"
+                        if content is not None else "missing")
+            ok = False
+        elif not content.strip():
+            found.error("schema", i, f"{where}.content", "is empty")
+            ok = False
+        else:
+            placeholders += content.count(IMAGE_PLACEHOLDER)
+    if ok and not has_user:
+        found.error("schema", i, "prompt", "has no user message")
+        ok = False
+    if row_images is not None or placeholders:
+        ok = _check_images(found, i, row_images or [], placeholders) and ok
+    return ok
+
+
+def _check_images(found: _Findings, i: int, row_images: list, placeholders: int) -> bool:
+    if len(row_images) != placeholders:
+        found.error("images", i, IMAGE_COLUMN, f"{len(row_images)} images but {placeholders} "
+                    f"{IMAGE_PLACEHOLDER} placeholders in the prompt (verl asserts they match)")
+        return False
+    for k, image in enumerate(row_images):
+        data = image.get("bytes") if isinstance(image, dict) else None
+        if not data:
+            if not (isinstance(image, dict) and image.get("path")):
+                found.error("images", i, f"{IMAGE_COLUMN}[{k}]", "has neither bytes nor a path")
+                return False
+            continue
+        try:
+            from PIL import Image
+
+            Image.open(io.BytesIO(data)).verify()
+        except Exception as exc:
+            found.error("images", i, f"{IMAGE_COLUMN}[{k}]", f"bytes are not a readable image ({_first_line(exc)})")
+            return False
+    return True
+
+
+def _check_reward_model(found: _Findings, i: int, reward_model: Any) -> str | None:
+    """The gold as text, or None (with an error) when there is none."""
+    if not isinstance(reward_model, dict):
+        found.error("schema", i, "reward_model", "missing" if reward_model is None else
+                    f"must be a mapping with ground_truth, got {type(reward_model).__name__}")
+        return None
+    style = reward_model.get("style")
+    if style not in (None, "rule"):
+        found.warn("schema", i, "reward_model.style", f"is {style!r}; rule rewards expect 'rule'")
+    gold = reward_model.get("ground_truth")
+    if gold is None or (isinstance(gold, str) and not gold.strip()):
+        found.error("schema", i, "reward_model.ground_truth", "missing" if gold is None else "is empty")
+        return None
+    if isinstance(gold, (list, dict)):
+        return None  # structured golds (several answers) are the scorer's business; not self-checked
+    return str(gold).strip()
+
+
+def _check_sources(found: _Findings, sources: list[Any]) -> dict[str, Any]:
+    """Registered entries by data_source; an error per unknown name (first row, count)."""
+    from rewards import UnknownDataSourceError, get_scorer
+
+    first: dict[Any, int] = {}
+    counts: Counter = Counter()
+    for i, source in enumerate(sources):
+        if not isinstance(source, str) or not source.strip():
+            found.error("data_source", i, "data_source", "missing or empty: no scorer can be chosen")
+            continue
+        counts[source] += 1
+        first.setdefault(source, i)
+    entries = {}
+    for source, row in first.items():
+        try:
+            entries[source] = get_scorer(source)
+        except UnknownDataSourceError as exc:
+            found.error("data_source", row, "data_source",
+                        f"{exc} [{counts[source]} row(s) use it; first is row {row}]")
+    return entries
+
+
+def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
+                 entries: dict[str, Any]) -> dict[str, int]:
+    """Each distinct (data_source, gold) is scored once, as a response, against itself."""
+    from rewards import Sample, score_batch
+
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for i, (source, gold) in enumerate(zip(sources, golds)):
+        if gold is not None and source in entries:
+            pairs.setdefault((source, gold), []).append(i)
+    keys = list(pairs)
+    samples = [Sample(s, gold_response(entries[s].name, g), g) for s, g in keys]
+    tallies: Counter = Counter()
+    for (source, gold), result in zip(keys, score_batch(samples)):
+        verdict = result.verdict.value
+        rows = pairs[(source, gold)]
+        tallies[verdict] += len(rows)
+        if verdict == "correct":
+            continue
+        if verdict == "timeout":
+            for i in rows:
+                found.warn("gold", i, "reward_model.ground_truth",
+                           f"checking gold {gold[:80]!r} against itself timed out")
+            continue
+        what = ("cannot be parsed by" if verdict == "unparsable_gold"
+                else f"does not score correct against itself ({verdict}) under")
+        reason = f": {result.reason}" if result.reason else ""
+        for i in rows:
+            found.error("gold", i, "reward_model.ground_truth",
+                        f"gold {gold[:80]!r} {what} scorer {entries[source].name!r}{reason}")
+    return dict(tallies)
+
+
+def _prompt_key(prompt: list[dict], row_images: Any) -> tuple:
+    """What makes two prompts the same: every (role, content), and the images' bytes."""
+    key = tuple((m.get("role"), m.get("content")) for m in prompt)
+    if row_images:
+        import hashlib
+
+        key += tuple(hashlib.sha1(im.get("bytes") or (im.get("path") or "").encode()).hexdigest()
+                     for im in row_images if isinstance(im, dict))
+    return key
+
+
+def _check_duplicates(found: _Findings, keys: list, golds: list, sources: list) -> int:
+    seen: dict[tuple, int] = {}
+    duplicates = 0
+    for i, key in enumerate(keys):
+        if key is None:
+            continue
+        if key not in seen:
+            seen[key] = i
+            continue
+        duplicates += 1
+        first = seen[key]
+        if golds[i] != golds[first] or sources[i] != sources[first]:
+            found.error("duplicate", i, "prompt", f"same prompt as row {first} but a different gold "
+                        f"({golds[i]!r} vs {golds[first]!r}) or data_source")
+        else:
+            found.warn("duplicate", i, "prompt", f"duplicate of row {first}")
+    return duplicates
+
+
+def _check_overlap(found: _Findings, keys: list, table, against: Iterable[str | Path]) -> dict[str, int]:
+    counts = {}
+    own_extra = table.schema.field("extra_info").type if "extra_info" in table.column_names else None
+    for other in against:
+        try:
+            other_table = read_table(other)
+        except Exception as exc:
+            found.warn("overlap", None, None, f"cannot read {other} to compare: {_first_line(exc)}")
+            continue
+        if own_extra is not None and "extra_info" in other_table.column_names:
+            other_extra = other_table.schema.field("extra_info").type
+            if other_extra != own_extra:
+                found.warn("schema", None, "extra_info", f"type differs from {other}'s ({own_extra} vs "
+                           f"{other_extra}); verl cannot concatenate files whose types differ")
+        other_keys: dict[tuple, int] = {}
+        if "prompt" in other_table.column_names:
+            other_images = (other_table.column(IMAGE_COLUMN).to_pylist()
+                            if IMAGE_COLUMN in other_table.column_names else None)
+            for j, prompt in enumerate(other_table.column("prompt").to_pylist()):
+                if isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
+                    other_keys.setdefault(_prompt_key(prompt, other_images[j] if other_images else None), j)
+        shared = 0
+        for i, key in enumerate(keys):
+            if key is not None and key in other_keys:
+                shared += 1
+                found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[key]})")
+        counts[str(other)] = shared
+    return counts
+
+
+def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list[bool], keys: list,
+                   max_len: int | None, overlong: str, multimodal: bool,
+                   chat_template_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    from .prompt_length import load_tokenizer, percentile, prompt_lengths
+
+    tok = load_tokenizer(tokenizer)
+    unique: dict[tuple, int] = {}
+    order: list[list[dict]] = []
+    for i, key in enumerate(keys):
+        if key is not None and key not in unique:
+            unique[key] = len(order)
+            order.append(prompts[i])
+    lengths_unique = prompt_lengths(tok, order, chat_template_kwargs)
+    lengths = [lengths_unique[unique[k]] for k in keys if k is not None]
+    stats: dict[str, Any] = {}
+    ordered = sorted(lengths)
+    stats.update(p50=percentile(ordered, 50), p95=percentile(ordered, 95),
+                 max=ordered[-1] if ordered else 0,
+                 mean=round(sum(ordered) / len(ordered), 1) if ordered else 0.0)
+    if multimodal:
+        stats["note"] = "image tokens not counted: lengths are lower bounds for multimodal rows"
+    if max_len is not None:
+        over = 0
+        for i, key in enumerate(keys):
+            if key is None:
+                continue
+            n = lengths_unique[unique[key]]
+            if n > max_len:
+                over += 1
+                found.add("error" if overlong == "error" else "warning", "length", i, "prompt",
+                          f"{n} tokens under the chat template, over max_prompt_length {max_len} "
+                          "(verl would drop or truncate it)")
+        stats.update(max_prompt_length=max_len, overlong=over)
+    return stats
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
