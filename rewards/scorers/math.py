@@ -53,7 +53,9 @@ register_scorer(
     "numina_cn_k12", "numina_olympiads", "xiaodongguaAIGC/X-R1-750",
     scorer=score_math)
 register_scorer("math_dapo", "math", "math_dapo_reasoning", "aime*", scorer=score_math_dapo)
-register_scorer("hiyouga/geometry3k", scorer=score_math)
+# EasyR1's geometry3k recipe: `<think>` then `\boxed{}`, format weight 0.1 (docs/scoring-policy.md).
+register_scorer("hiyouga/geometry3k", scorer=score_math,
+                defaults={"format_rule": "think_boxed", "format_weight": 0.1})
 
 
 def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line: bool = False) -> Result:
