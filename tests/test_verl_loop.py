@@ -270,3 +270,53 @@ def test_pathological_answer_times_out_without_delaying_the_batch(configs, token
         assert at < DEADLINE, "a normal sample waited for the pathological one"
     assert [o["reward_extra_info"]["verdict"] for o, _ in fast] == ["correct", "correct", "wrong", "correct",
                                                                     "correct"]
+
+
+# --- replaying verl's own rollout dump ---------------------------------------------------------
+
+def test_rollout_dump_replays_through_rewards_score(configs, tokenizer, tmp_path, capsys, warm_engine):
+    """verl's dump writer (trainer.rollout_data_dir) output, scored again by `rewards score`."""
+    import json
+
+    from cli.main import main
+    from tests.helpers.verl_rows import verl_dump_writer
+
+    rows = [*MATH_ROWS, Row("lighteval/MATH", "I cannot tell.", "4")]
+    outs = reward_loop_batch(configs["compute_score"], rows, tokenizer)
+    extra = {k: v.tolist() for k, v in assemble(outs).items()}
+    verl_dump_writer()(
+        inputs=[r.question for r in rows], outputs=[r.response for r in rows],
+        gts=[r.ground_truth for r in rows], scores=[o["reward_score"] for o in outs],
+        reward_extra_infos_dict=extra, dump_path=str(tmp_path / "rollouts"), global_steps=7)
+    dump = tmp_path / "rollouts" / "7.jsonl"
+    assert main(["score", str(dump), "--data-source", "lighteval/MATH", "-o", str(tmp_path / "re.jsonl")]) == 0
+    replayed = [json.loads(line) for line in (tmp_path / "re.jsonl").read_text().splitlines()]
+    assert [r["verdict"] for r in replayed] == [r["prev_verdict"] for r in replayed] == extra["verdict"]
+    assert extra["verdict"] == ["correct", "correct", "wrong", "no_answer"]
+    assert "lighteval/MATH" in capsys.readouterr().out
+
+
+# --- one key set, whatever the settings --------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+run_settings = st.fixed_dictionaries({
+    "format_rule": st.sampled_from(["none", "think_boxed", "think_answer"]),
+    "format_weight": st.sampled_from([0.0, 0.1, 0.5]),
+    "repetition_penalty": st.sampled_from([0.0, 0.5]),
+    "overlong_buffer_len": st.sampled_from([0, 20]),
+    "length_penalty": st.sampled_from([0.0, 0.1]),
+    "max_resp_len": st.just(100),
+    "length_unit": st.just("chars"),
+})
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kwargs=run_settings, response=st.text(max_size=150))
+def test_ours_and_delegated_share_keys_for_any_settings(kwargs, response):
+    ours = rv.compute_score(data_source="openai/gsm8k", solution_str=response, ground_truth="3", **kwargs)
+    theirs = rv.compute_score(data_source="searchR1_nq", solution_str=response,
+                              ground_truth={"target": ["Paris"]}, **kwargs)
+    assert list(ours) == list(theirs)
+    assert all(isinstance(theirs[k], float) for k in theirs if k not in ("pred", "verdict"))
