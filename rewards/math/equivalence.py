@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..numbers import parse_number
+from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
 
 Tri = bool | None
@@ -90,12 +91,15 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
 
 
 def fast_value_eq(pred: str, gold: str) -> Tri:
-    """Exact numbers decide; anything else is left to sympy."""
+    """Exact numbers decide; a clear numeric difference proves `wrong`; equality of anything
+    else is left to sympy."""
     if pred == gold:
         return True
     p, g = exact_value(pred), exact_value(gold)
     if p is not None and g is not None:
         return p == g
+    if numerically_different(pred, gold):
+        return False
     return None
 
 

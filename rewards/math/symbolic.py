@@ -2,7 +2,9 @@
 
 Runs inside a killable worker process (`rewards.engine.call_bounded`): parsing model LaTeX and
 simplifying can take unbounded time and memory, so nothing here is ever called in the training
-process. Model text is parsed only with latex2sympy2_extended, never `eval`, `sympify` or
+process. Importing this module is the heavy part (sympy, the ANTLR LaTeX grammar, one warm-up
+parse); the scorer refers to it by name so that only workers import it, before their first
+deadline starts. Model text is parsed only with latex2sympy2_extended, never `eval`, `sympify` or
 `parse_expr`. Equality must be proven (the difference simplifies to 0); a value that is merely
 close (pi against 3.14159) is different. Parsed answers are cached per worker, since a GRPO group
 repeats each gold n times.
@@ -14,6 +16,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import sympy
+from latex2sympy2_extended import latex2sympy
+from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+from latex2sympy2_extended.math_normalization import NormalizationConfig
+from sympy.core.relational import Relational
+
 from .equivalence import compare, fast_value_eq
 from .structure import parse
 
@@ -24,6 +32,13 @@ _DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d+)(?![\d.])")
 _FAILED = object()
 _ZERO_BELOW = 1e-20     # |a - b| above this (at 30 digits) proves two constants differ
 _PROBES = ((7, 10), (13, 10), (29, 10))   # where symbolic differences are tried numerically
+# Our normaliser already did units, boxes and malformed operators; the parser only reads LaTeX.
+_NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_operators=False,
+                                     nits=False, boxed="none", equations=False)
+# Case matters (`A` is not `a`); `2\frac{1}{2}` is a mixed number; `k=1` stays an equation.
+_CONVERSION = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=True,
+                               interpret_simple_eq_as_assignment=False)
+_IMAGINARY = sympy.Symbol("i")
 
 
 class _GoldUnparsable(Exception):
@@ -76,29 +91,17 @@ def symbolic_equal(pred: str, gold: str) -> bool | None:
 def to_sympy(latex: str) -> Any:
     """One expression (or equation, inequality, set) from LaTeX, or `_FAILED`. Decimals are read
     exactly (`0.1` is 1/10, not a binary float) and `i` is the imaginary unit."""
-    import sympy
-    from latex2sympy2_extended import latex2sympy
-    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
-    from latex2sympy2_extended.math_normalization import NormalizationConfig
-
     text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
     try:
-        expr = latex2sympy(
-            text,
-            normalization_config=NormalizationConfig(basic_latex=True, units=False, malformed_operators=False,
-                                                     nits=False, boxed="none", equations=False),
-            conversion_config=ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=True,
-                                               interpret_simple_eq_as_assignment=False),
-        )
+        expr = latex2sympy(text, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
     except Exception:
         return _FAILED
     if expr is None or isinstance(expr, (str, list, tuple)):
         return _FAILED
     try:
         if isinstance(expr, sympy.Basic):
-            imaginary = sympy.Symbol("i")
-            if imaginary in expr.free_symbols:
-                expr = expr.subs(imaginary, sympy.I)
+            if _IMAGINARY in expr.free_symbols:
+                expr = expr.subs(_IMAGINARY, sympy.I)
             floats = expr.atoms(sympy.Float)
             if floats:
                 expr = expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
@@ -109,9 +112,6 @@ def to_sympy(latex: str) -> Any:
 
 def sympy_equal(pred: Any, gold: Any) -> bool:
     """Proven equality of two parsed answers of the same kind."""
-    import sympy
-    from sympy.core.relational import Relational
-
     if isinstance(pred, sympy.MatrixBase) or isinstance(gold, sympy.MatrixBase):
         return (isinstance(pred, sympy.MatrixBase) and isinstance(gold, sympy.MatrixBase)
                 and pred.shape == gold.shape and all(expr_equal(p, g) for p, g in zip(pred, gold)))
@@ -129,8 +129,6 @@ def sympy_equal(pred: Any, gold: Any) -> bool:
 
 def expr_equal(a: Any, b: Any) -> bool:
     """`a - b` is proven zero. Constants that differ numerically are rejected without simplifying."""
-    import sympy
-
     if a == b:
         return True
     try:
@@ -152,8 +150,6 @@ def relation_equal(pred: Any, gold: Any) -> bool:
     Both sides are moved to one side (`lhs - rhs`); equations match when those differ by a nonzero
     constant factor, inequalities when the factor is positive (the direction is kept).
     """
-    import sympy
-
     p_kind, p_diff = _one_sided(pred)
     g_kind, g_diff = _one_sided(gold)
     if p_kind is None or p_kind != g_kind:
@@ -173,8 +169,6 @@ def relation_equal(pred: Any, gold: Any) -> bool:
 
 def _one_sided(rel: Any) -> tuple[str | None, Any]:
     """(`eq`|`lt`|`le`|`ne`, expression) with `a < b` as `b - a > 0` in every spelling."""
-    import sympy
-
     kinds = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.StrictLessThan: "lt", sympy.LessThan: "le",
              sympy.StrictGreaterThan: "gt", sympy.GreaterThan: "ge"}
     kind = kinds.get(type(rel))
@@ -190,8 +184,6 @@ def _one_sided(rel: Any) -> tuple[str | None, Any]:
 def _numerically_different(diff: Any) -> bool:
     """Cheap disproof: the difference is clearly nonzero at 30 digits (at a few probe points when
     it has variables). Never proves equality; a tiny difference falls through to simplification."""
-    import sympy
-
     symbols = sorted(diff.free_symbols, key=str)
     points = [{}] if not symbols else [
         {s: sympy.Rational(n + 3 * k, d) for k, s in enumerate(symbols)} for n, d in _PROBES]
@@ -205,3 +197,6 @@ def _numerically_different(diff: Any) -> bool:
         if abs(value) > _ZERO_BELOW:
             return True
     return False
+
+
+to_sympy("x+1")  # loads the ANTLR grammar now, in the worker's start-up, not inside a deadline

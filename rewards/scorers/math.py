@@ -13,6 +13,7 @@ worker pool, where sympy runs under a hard deadline (`Settings.timeout`).
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import import_module
 from typing import Any, Mapping
 
 from ..math.equivalence import exact_value, fast_equal
@@ -142,12 +143,34 @@ def display(pred: str) -> str:
     return format_number(value) if value is not None else pred
 
 
+class WorkerFunction:
+    """A picklable reference, by name, to a function in a heavy module (sympy) that only worker
+    processes should import. The engine imports `__module__` in the worker before the call, so
+    start-up never counts against the deadline; this process never imports it at all."""
+
+    def __init__(self, module: str, name: str):
+        self.__module__ = module
+        self.__qualname__ = self.__name__ = name
+
+    def __reduce__(self) -> tuple:
+        return load_function, (self.__module__, self.__qualname__)
+
+    def __call__(self, *args: Any) -> Any:  # the engine's inline (debug) mode calls it here
+        return load_function(self.__module__, self.__qualname__)(*args)
+
+
+def load_function(module: str, name: str) -> Any:
+    return getattr(import_module(module), name)
+
+
+SYMBOLIC_VERDICT = WorkerFunction("rewards.math.symbolic", "symbolic_verdict")
+
+
 def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Result:
     from ..engine import EngineError, WorkerCrashed, WorkerError, WorkerTimeout, call_bounded
-    from ..math.symbolic import symbolic_verdict
 
     try:
-        verdict = call_bounded(symbolic_verdict, pred, gold, timeout=settings.timeout)
+        verdict = call_bounded(SYMBOLIC_VERDICT, pred, gold, timeout=settings.timeout)
     except WorkerTimeout:
         return failed(Verdict.TIMEOUT, f"symbolic check passed its {settings.timeout:g}s deadline", shown)
     except WorkerCrashed as exc:
