@@ -127,3 +127,23 @@ def test_failed_helper_results_compose_too():
                   Settings(format_rule="think_answer", format_weight=0.1))
     assert (out.acc, out.format, out.reward) == (0.0, 1.0, pytest.approx(0.1))
     assert wrong("5").reward == 0.0
+
+
+# --- per-data_source defaults ------------------------------------------------------------------
+
+def test_geometry3k_uses_easyr1_think_and_box_at_weight_point_one():
+    good = compute_score("hiyouga/geometry3k", "<think>The angles sum to 180.</think> So $\\boxed{30}$.", "30")
+    assert (good["score"], good["acc"], good["format"]) == (1.0, 1.0, 1.0)
+    bare = compute_score("hiyouga/geometry3k", "So $\\boxed{30}$.", "30")
+    assert (bare["score"], bare["acc"], bare["format"]) == (pytest.approx(0.9), 1.0, 0.0)
+    formatted_wrong = compute_score("hiyouga/geometry3k", "<think>Guess.</think> \\boxed{31}", "30")
+    assert (formatted_wrong["score"], formatted_wrong["format"]) == (pytest.approx(0.1), 1.0)
+    assert set(good) == set(RESULT_KEYS)
+    # the caller's reward_kwargs override the registered default
+    assert compute_score("hiyouga/geometry3k", "So $\\boxed{30}$.", "30", format_weight=0.0)["score"] == 1.0
+
+
+def test_math_pays_accuracy_only_by_default():
+    for response in ("So $\\boxed{30}$.", "<think>x</think>\\boxed{30}"):
+        out = compute_score("lighteval/MATH", response, "30")
+        assert (out["score"], out["format"]) == (1.0, 1.0)
