@@ -1,0 +1,158 @@
+"""The data files and the reward wiring, checked before launch.
+
+The file checks are `schemas.validate.validate_file` (the same checks as `rewards validate`): columns,
+prompts, a registered scorer for every data_source, golds that score correct against themselves,
+prompt token lengths under the model's chat template. This module only decides what they mean for
+this run: verl 0.9.1 does not raise on an overlong prompt whatever `data.truncation` says (its agent
+loop left-truncates it, cutting off the start of the question), so with `truncation=error` and no
+`filter_overlong_prompts` an overlong prompt is an error here, before any GPU is paid for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .findings import Finding, error, note, warning
+
+MAX_LISTED = 5
+REWARD_PATH = "pkg://rewards.verl"
+REWARD_NAME = "compute_score"
+
+
+@dataclass
+class DataSummary:
+    file: str
+    rows: int = 0
+    data_sources: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: dict[str, Any] = field(default_factory=dict)
+    checked: bool = False
+
+    def describe(self) -> str:
+        if not self.checked:
+            return f"{self.file}: not checked"
+        sources = ", ".join(f"{name} ({count})" for name, count in self.data_sources.items()) or "none"
+        text = f"{self.file}: {self.rows} rows; data_source {sources}"
+        tokens = self.prompt_tokens
+        if tokens:
+            text += f"; prompt tokens p50 {tokens.get('p50')} / p95 {tokens.get('p95')} / max {tokens.get('max')}"
+        return text
+
+
+def tokenizer_dir(model_dir: Path | None) -> Path | None:
+    """The model's local directory when it holds a tokenizer (for prompt lengths)."""
+    if model_dir is None:
+        return None
+    if any((model_dir / name).is_file() for name in ("tokenizer.json", "tokenizer_config.json", "vocab.json")):
+        return model_dir
+    return None
+
+
+def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tuple[list[DataSummary], list[Finding]]:
+    """Validate the train and val files for this run; findings are one sentence each."""
+    from schemas.validate import validate_file
+
+    findings: list[Finding] = []
+    summaries: list[DataSummary] = []
+    max_len = int(cfg.data.max_prompt_length)
+    filtering = bool(cfg.data.get("filter_overlong_prompts"))
+    truncation = str(cfg.data.get("truncation", "error"))
+    for role, raw in files.items():
+        path = Path(raw).expanduser()
+        summary = DataSummary(str(raw))
+        summaries.append(summary)
+        if not path.exists():
+            findings.append(error("data-missing", f"{role} file {raw} does not exist: write it with "
+                                                  f"`rewards prepare SOURCE --out {path.parent}`, or pass "
+                                                  f"--skip-data-check if it exists only on the cluster"))
+            continue
+        against = [str(Path(files['val']).expanduser())] if role == "train" and "val" in files else []
+        report = validate_file(path, tokenizer=str(tokenizer) if tokenizer else None,
+                               max_prompt_length=max_len if tokenizer else None,
+                               against=[a for a in against if Path(a).exists()], overlong="warn")
+        summary.checked = True
+        summary.rows = int(report.stats.get("rows", 0))
+        summary.data_sources = dict(report.stats.get("data_sources") or {})
+        summary.prompt_tokens = dict(report.stats.get("prompt_tokens") or {})
+        errors = [p for p in report.errors]
+        for problem in errors[:MAX_LISTED]:
+            findings.append(error(f"data-{problem.check}", f"{problem} (fix the file, or rebuild it with rewards prepare)"))
+        if len(errors) > MAX_LISTED:
+            findings.append(error("data", f"{raw} has {len(errors) - MAX_LISTED} more problems: "
+                                          f"`rewards validate {raw}` lists them all"))
+        findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
+        other = [p for p in report.warnings if p.check not in ("length",)]
+        if other:
+            findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
+                                                     f"`rewards validate {raw}` lists them"))
+    return summaries, findings
+
+
+def _length_findings(role: str, raw: str, summary: DataSummary, max_len: int, filtering: bool,
+                     truncation: str, tokenizer: Path | None) -> list[Finding]:
+    tokens = summary.prompt_tokens
+    if tokenizer is None:
+        level = warning if not filtering else note
+        return [level("data-length", f"{role} prompt lengths were not checked because the model's tokenizer is "
+                                     f"not on this machine; download the model or pass --model PATH so "
+                                     f"data.max_prompt_length={max_len} can be checked")]
+    over, longest = int(tokens.get("overlong", 0)), tokens.get("max", 0)
+    if not over:
+        return []
+    share = f"{over} of {summary.rows} {role} prompts are longer than data.max_prompt_length={max_len} (longest {longest} tokens)"
+    if filtering:
+        level = error if over == summary.rows else warning
+        return [level("data-length", f"{share}; data.filter_overlong_prompts=true will drop them")]
+    if truncation == "error":
+        return [error("truncation", f"{share} and data.truncation=error allows none (verl 0.9.1 would silently "
+                                    f"left-truncate them): raise data.max_prompt_length to {longest} or set "
+                                    f"data.filter_overlong_prompts=true")]
+    return [warning("data-length", f"{share}; they will be truncated ({truncation})")]
+
+
+def check_reward(reward_kwargs: Mapping[str, Any], data_sources: list[str]) -> list[Finding]:
+    """The reward settings verl will pass (`reward_kwargs`) must be ones the scorers know and accept."""
+    from rewards.registry import UnknownDataSourceError, get_scorer
+    from rewards.settings import FIELDS, VERL_PASSTHROUGH, SettingsError, make_settings
+
+    findings: list[Finding] = []
+    unknown = sorted(set(reward_kwargs) - FIELDS - VERL_PASSTHROUGH)
+    for key in unknown:
+        import difflib
+        close = difflib.get_close_matches(key, sorted(FIELDS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        findings.append(error("reward-kwargs", f"reward setting {key!r}{hint} is not one the scorers know, so it would "
+                                               f"change nothing: known settings are {', '.join(sorted(FIELDS))}"))
+    known = {k: v for k, v in reward_kwargs.items() if k in FIELDS}
+    for source in data_sources or [None]:
+        try:
+            defaults = get_scorer(source).defaults if source else {}
+        except UnknownDataSourceError:
+            continue   # the data check reports it, naming the row
+        try:
+            make_settings(defaults, known)
+        except (SettingsError, TypeError, ValueError) as exc:
+            where = f" for data_source {source}" if source else ""
+            findings.append(error("reward-kwargs", f"the reward settings{where} are rejected: {exc}"))
+    return findings
+
+
+def effective_settings(reward_kwargs: Mapping[str, Any], data_sources: list[str]) -> dict[str, dict[str, Any]]:
+    """Per data_source, the settings that differ from the package defaults (what the scorer will use)."""
+    import dataclasses
+
+    from rewards.registry import get_scorer
+    from rewards.settings import FIELDS, Settings, make_settings
+
+    base = Settings()
+    known = {k: v for k, v in reward_kwargs.items() if k in FIELDS}
+    result = {}
+    for source in data_sources:
+        try:
+            settings = make_settings(get_scorer(source).defaults, known)
+        except Exception:
+            continue
+        result[source] = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+                          if getattr(settings, f.name) != getattr(base, f.name)}
+    return result

@@ -1,0 +1,217 @@
+"""Per-GPU memory estimate for verl's colocated Megatron training (actor, reference, critic and the
+rollout engine share every GPU), with a suggestion when it does not fit.
+
+The model (an estimate for planning, not a simulator; GiB = 2^30 bytes, as nvidia-smi reports):
+- Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
+  TP (experts also by EP), plus the embedding (first stage), the output layer (last stage; a tied
+  embedding is copied there when PP > 1) and a vision tower (first stage), split by TP.
+- Per parameter on the GPU: bf16 weights 2 bytes; fp32 gradient buffer 4 bytes (verl sets Megatron's
+  grad_reduce_in_fp32); Adam with fp32 master weights, first and second moments 12 bytes, sharded over
+  DP by the distributed optimizer. The reference policy is forward-only: weights only.
+- Activations of a training micro-batch: tokens = micro x (prompt + response) / CP (every sample at full
+  length: an upper bound); per layer and token 2 x (5h + 2q + 2kv + 3I) bytes without recompute, 2h
+  bytes with full recompute (plus one layer recomputed at a time); split by TP (sequence parallel);
+  PP micro-batches in flight on the first stage; fp32 logits and their gradient, 8 bytes x vocab per
+  token / TP, for the actor.
+- Offload (verl's `param_offload`, `optimizer_offload`) moves those states to CPU between phases; they
+  come back to the GPU for the update itself, so offload lowers the rollout phase, not the update.
+- The rollout engine (vLLM/SGLang) takes gpu_memory_utilization x GPU memory while generating and
+  frees it (free_cache_engine) while training.
+- A fixed 2 GiB per GPU for the CUDA context, NCCL buffers and allocator fragmentation.
+Phases: `update` (an actor or critic step with everything else resident) and `rollout` (generation
+with the training states that were not offloaded). The peak phase must fit the GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+from .model import ModelShape
+from .parallel import Layout, ParallelPlan
+
+GIB = 2 ** 30
+OVERHEAD_GIB = 2.0
+WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
+LOGIT_BYTES = 8
+
+
+@dataclass
+class Phase:
+    name: str
+    parts: dict[str, float] = field(default_factory=dict)   # label -> GiB
+
+    @property
+    def total(self) -> float:
+        return sum(self.parts.values())
+
+
+@dataclass
+class MemoryEstimate:
+    gpu_gib: float
+    phases: list[Phase]
+    rollout_weights_gib: float
+    rollout_budget_gib: float
+    kv_sequences: int                       # full-length sequences the rollout KV cache holds per replica
+    suggestion: str = ""                    # how to make it fit (empty when it fits)
+    offload_note: str = ""                  # why a configured offload is needed (or that it is not)
+
+    @property
+    def peak(self) -> Phase:
+        return max(self.phases, key=lambda p: p.total)
+
+    @property
+    def fits(self) -> bool:
+        return self.peak.total <= self.gpu_gib and self.rollout_weights_gib < self.rollout_budget_gib
+
+
+def stage_params(shape: ModelShape, layout: Layout, value_head: bool = False) -> float:
+    """Parameters of the heaviest pipeline stage held by one GPU."""
+    tp, pp, ep = layout.tp, layout.pp, layout.ep
+    dense_layer = shape.layer_params - shape.expert_params
+    per_layer = dense_layer / tp + shape.expert_params / (ep * tp)
+    layers = math.ceil(shape.layers / pp) * per_layer
+    embedding = shape.embedding_params / tp
+    vision = (shape.vision.params / tp) if shape.vision else 0.0
+    head = (shape.hidden if value_head else (shape.head_params or (shape.embedding_params if pp > 1 else 0))) / tp
+    if pp == 1:
+        return layers + embedding + vision + head + shape.hidden
+    return layers + max(embedding + vision, head + shape.hidden)
+
+
+def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: bool) -> float:
+    seq = plan.prompt_len + plan.response_len
+    micro = layout.micro or max(1, 16384 // seq)   # dynamic batch size: verl's default 16k tokens per GPU
+    tokens = micro * seq / layout.cp
+    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+    full_layer = 2 * (5 * shape.hidden + 2 * q + 2 * kv + 3 * shape.intermediate)
+    layers = math.ceil(shape.layers / layout.pp)
+    if layout.recompute == "full":
+        per_token = layers * 2 * shape.hidden + full_layer
+    else:
+        per_token = layers * full_layer
+    in_flight = layout.pp
+    total = tokens * per_token * in_flight / layout.tp
+    if logits:
+        total += tokens * shape.vocab * LOGIT_BYTES / layout.tp
+    return total
+
+
+def _states(params: float, layout: Layout, distributed_optimizer: bool) -> tuple[float, float, float]:
+    shards = layout.dp if distributed_optimizer and layout.dp else 1
+    return params * WEIGHT_BYTES, params * GRAD_BYTES, params * ADAM_BYTES / shards
+
+
+def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape: ModelShape | None = None,
+             distributed_optimizer: bool = True, suggest: bool = True) -> MemoryEstimate:
+    """Per-GPU memory of each phase; when the peak does not fit, `suggestion` says what would."""
+    actor = plan.actor
+    a_params = stage_params(shape, actor)
+    a_w, a_g, a_o = (x / GIB for x in _states(a_params, actor, distributed_optimizer))
+    resident: dict[str, float] = {
+        "actor weights (bf16)": 0.0 if actor.param_offload else a_w,
+        "actor gradients (fp32)": 0.0 if actor.param_offload else a_g,
+        "actor Adam states (fp32)": 0.0 if actor.optimizer_offload else a_o,
+    }
+    update = {"actor weights (bf16)": a_w, "actor gradients (fp32)": a_g, "actor Adam states (fp32)": a_o,
+              "actor activations": _activations(shape, actor, plan, logits=True) / GIB}
+    if plan.use_ref:
+        ref = 0.0 if plan.ref_param_offload else a_w
+        resident["reference weights (bf16)"] = update["reference weights (bf16)"] = ref
+    phases = []
+    critic_update: dict[str, float] = {}
+    if plan.critic is not None:
+        c_shape = critic_shape or shape
+        c_params = stage_params(c_shape, plan.critic, value_head=True)
+        c_w, c_g, c_o = (x / GIB for x in _states(c_params, plan.critic, distributed_optimizer))
+        critic_resident = {"critic weights (bf16)": 0.0 if plan.critic.param_offload else c_w,
+                           "critic gradients (fp32)": 0.0 if plan.critic.param_offload else c_g,
+                           "critic Adam states (fp32)": 0.0 if plan.critic.optimizer_offload else c_o}
+        update.update(critic_resident)
+        critic_update = {**resident, "critic weights (bf16)": c_w, "critic gradients (fp32)": c_g,
+                         "critic Adam states (fp32)": c_o,
+                         "critic activations": _activations(c_shape, plan.critic, plan, logits=False) / GIB}
+        resident.update(critic_resident)
+    budget = plan.rollout_util * gpu_gib
+    rollout = {**resident, "rollout engine (gpu_memory_utilization)": budget}
+    for name, parts in (("update", update), ("critic update", critic_update), ("rollout", rollout)):
+        if parts:
+            phases.append(Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB}))
+
+    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
+    kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
+    kv_free = max(budget - rollout_weights, 0) * GIB
+    kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
+    result = MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
+                            rollout_budget_gib=budget, kv_sequences=kv_sequences)
+    if suggest:
+        result.offload_note = _offload_note(plan, shape, gpu_gib, critic_shape, distributed_optimizer, result)
+        if not result.fits:
+            result.suggestion = _suggest(plan, shape, gpu_gib, critic_shape, distributed_optimizer, result)
+    return result
+
+
+def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:
+    actor_changes = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(Layout)}}
+    plan_changes = {k: v for k, v in changes.items() if k not in actor_changes}
+    new = dataclasses.replace(plan, actor=dataclasses.replace(plan.actor, **actor_changes), findings=[], **plan_changes)
+    if new.critic is not None and actor_changes.keys() & {"param_offload", "optimizer_offload"}:
+        new.critic = dataclasses.replace(new.critic, **{k: v for k, v in actor_changes.items()
+                                                        if k in ("param_offload", "optimizer_offload")})
+    return new
+
+
+def _fits(plan: ParallelPlan, shape, gpu_gib, critic_shape, dist_opt) -> MemoryEstimate:
+    return estimate(plan, shape, gpu_gib, critic_shape, dist_opt, suggest=False)
+
+
+def _offload_note(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstimate) -> str:
+    """Say whether each offload the config turns on is what makes the run fit."""
+    notes = []
+    if plan.actor.optimizer_offload and current.fits:
+        without = _fits(_variant(plan, optimizer_offload=False, param_offload=plan.actor.param_offload),
+                        shape, gpu_gib, critic_shape, dist_opt)
+        if without.fits:
+            notes.append("optimizer offload is on but not needed (without it the peak is "
+                         f"{without.peak.total:.1f} of {gpu_gib:g} GiB); turning it off saves CPU-GPU copies")
+        else:
+            notes.append(f"optimizer offload is needed: without it the {without.peak.name} phase needs "
+                         f"{without.peak.total:.1f} GiB of {gpu_gib:g} GiB")
+    if plan.actor.param_offload and current.fits:
+        without = _fits(_variant(plan, param_offload=False), shape, gpu_gib, critic_shape, dist_opt)
+        notes.append(("parameter offload is needed: without it the " f"{without.peak.name} phase needs "
+                      f"{without.peak.total:.1f} GiB of {gpu_gib:g} GiB") if not without.fits else
+                     f"parameter offload is on but not needed (without it the peak is {without.peak.total:.1f} GiB)")
+    return "; ".join(notes)
+
+
+def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstimate) -> str:
+    """The cheapest change, tried in order, after which the estimate fits; or what is missing."""
+    key = "actor_rollout_ref.actor.megatron"
+    tries: list[tuple[str, ParallelPlan]] = []
+    if not plan.actor.optimizer_offload:
+        tries.append((f"set {key}.optimizer_offload=true", _variant(plan, optimizer_offload=True)))
+    if not plan.actor.param_offload:
+        tries.append((f"set {key}.optimizer_offload=true and {key}.param_offload=true",
+                      _variant(plan, optimizer_offload=True, param_offload=True)))
+    if plan.actor.recompute != "full":
+        tries.append((f"turn on full recompute ({key}.override_transformer_config.recompute_granularity=full, "
+                      f"recompute_method=uniform, recompute_num_layers=1)", _variant(plan, recompute="full")))
+    if plan.actor.micro and plan.actor.micro > 1:
+        tries.append((f"lower actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu to 1", _variant(plan, micro=1)))
+    for label, variant in tries:
+        if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
+            return label
+    if current.peak.name == "rollout":
+        spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
+        util = math.floor(spare / gpu_gib * 20) / 20
+        if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
+            return (f"lower actor_rollout_ref.rollout.gpu_memory_utilization to {util:.2f} "
+                    f"(a smaller KV cache: fewer sequences generated at once)")
+    for tp in (plan.actor.tp * 2, plan.actor.tp * 4):
+        if plan.world % (tp * plan.actor.pp * plan.actor.cp) == 0 and shape.heads % tp == 0 and shape.kv_heads % tp == 0:
+            variant = _variant(plan, tp=tp, optimizer_offload=True, dp=plan.world // (tp * plan.actor.pp * plan.actor.cp))
+            if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
+                return f"raise {key}.tensor_model_parallel_size to {tp} and set {key}.optimizer_offload=true"
+    return "use more GPUs (or GPUs with more memory): even with offload and recompute the estimate does not fit"

@@ -1,0 +1,288 @@
+"""Parallelism and batch arithmetic, checked the way verl 0.9.1 and Megatron-Core check it at run time.
+
+The rules, each with where verl (or Megatron) enforces it:
+- world = trainer.nnodes x trainer.n_gpus_per_node; DP = world / (TP x PP x CP)
+  (`verl/utils/config.py::validate_config`: world divisible by TP x PP x CP);
+- attention heads and KV heads (query groups) divisible by TP, layers by PP x VPP (Megatron-Core's
+  TransformerConfig and model builders); the rollout engine's TP x DP x PP divides the world
+  (`verl/workers/rollout/llm_server.py`), and its TP divides the heads (vLLM/SGLang);
+- without dynamic batch size, per role (actor, critic):
+  (train_batch_size x n) % (DP x micro) == 0 (validate_config), train_batch_size >= mini
+  (ActorConfig.validate), train_batch_size % mini == 0 (`tensordict_utils.make_iterator`),
+  (mini x n) % DP == 0 (`engine_workers.train_mini_batch`), (mini x n / DP) % micro == 0
+  (`engine/utils.py::prepare_micro_batches`), and with VPP the micro-batch count divisible by PP
+  (Megatron's microbatch_group_size_per_vp_stage);
+- micro-batch sizes for the rollout's and the reference's log-prob passes must be set (validate_config).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import gcd
+from typing import Any
+
+from .findings import Finding, error, note, warning
+from .model import ModelShape
+
+GROUP_ESTIMATORS = {"grpo", "grpo_passk", "grpo_vectorized", "rloo", "rloo_vectorized", "opo", "gdpo"}
+ACTOR = "actor_rollout_ref.actor"
+ROLLOUT = "actor_rollout_ref.rollout"
+
+
+@dataclass
+class Layout:
+    """How one Megatron role (actor or critic) is split over the GPUs."""
+
+    role: str
+    tp: int
+    pp: int
+    cp: int
+    vpp: int | None
+    ep: int
+    dp: int
+    param_offload: bool
+    optimizer_offload: bool
+    recompute: str | None        # Megatron recompute_granularity: None, "selective" or "full"
+    mini: int                    # prompts per mini-batch
+    micro: int | None            # responses per micro-batch per GPU (None with dynamic batch size)
+    dynamic_bsz: bool
+
+
+@dataclass
+class ParallelPlan:
+    world: int
+    nnodes: int
+    gpus_per_node: int
+    actor: Layout
+    critic: Layout | None
+    use_ref: bool
+    ref_param_offload: bool
+    rollout_name: str
+    rollout_tp: int
+    rollout_world: int
+    rollout_replicas: int
+    rollout_util: float
+    train_batch: int
+    n: int
+    prompt_len: int
+    response_len: int
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def responses_per_step(self) -> int:
+        return self.train_batch * self.n
+
+
+def need_critic(cfg: Any) -> bool:
+    """verl's rule (`verl/trainer/ppo/utils.py::need_critic`): critic.enable, else only for GAE."""
+    enable = cfg.critic.get("enable")
+    return bool(enable) if enable is not None else cfg.algorithm.adv_estimator == "gae"
+
+
+def need_reference(cfg: Any) -> bool:
+    """verl's rule: a reference policy is loaded for a KL loss or an in-reward KL penalty."""
+    return bool(cfg.algorithm.get("use_kl_in_reward", False) or cfg.actor_rollout_ref.actor.use_kl_loss)
+
+
+def _layout(role: str, section: Any, world: int, mini: int) -> Layout:
+    m = section.megatron
+    tp, pp, cp = int(m.tensor_model_parallel_size), int(m.pipeline_model_parallel_size), int(m.context_parallel_size)
+    vpp = m.get("virtual_pipeline_model_parallel_size")
+    model_parallel = tp * pp * cp
+    recompute = (m.get("override_transformer_config") or {}).get("recompute_granularity")
+    return Layout(role=role, tp=tp, pp=pp, cp=cp, vpp=int(vpp) if vpp else None,
+                  ep=int(m.get("expert_model_parallel_size") or 1),
+                  dp=world // model_parallel if model_parallel and world % model_parallel == 0 else 0,
+                  param_offload=bool(m.param_offload), optimizer_offload=bool(m.optimizer_offload),
+                  recompute=recompute, mini=int(mini),
+                  micro=section.get("ppo_micro_batch_size_per_gpu"), dynamic_bsz=bool(section.get("use_dynamic_bsz")))
+
+
+def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None) -> ParallelPlan:
+    """The split of actor, critic and rollout over the cluster, with every rule that fails."""
+    nnodes, per_node = int(cfg.trainer.nnodes), int(cfg.trainer.n_gpus_per_node)
+    world = nnodes * per_node
+    rollout = cfg.actor_rollout_ref.rollout
+    actor_cfg = cfg.actor_rollout_ref.actor
+    critic_on = need_critic(cfg)
+    plan = ParallelPlan(
+        world=world, nnodes=nnodes, gpus_per_node=per_node,
+        actor=_layout("actor", actor_cfg, world, actor_cfg.ppo_mini_batch_size),
+        critic=_layout("critic", cfg.critic, world, cfg.critic.ppo_mini_batch_size) if critic_on else None,
+        use_ref=need_reference(cfg),
+        ref_param_offload=bool(cfg.actor_rollout_ref.ref.megatron.param_offload),
+        rollout_name=str(rollout.name) if not _missing(rollout, "name") else "",
+        rollout_tp=int(rollout.tensor_model_parallel_size),
+        rollout_world=int(rollout.tensor_model_parallel_size) * int(rollout.data_parallel_size)
+        * int(rollout.pipeline_model_parallel_size),
+        rollout_replicas=0, rollout_util=float(rollout.gpu_memory_utilization),
+        train_batch=int(cfg.data.train_batch_size), n=int(rollout.n),
+        prompt_len=int(cfg.data.max_prompt_length), response_len=int(cfg.data.max_response_length),
+    )
+    plan.rollout_replicas = world // plan.rollout_world if plan.rollout_world and world % plan.rollout_world == 0 else 0
+    out = plan.findings
+    _check_cluster(plan, available_gpus, out)
+    for layout in (plan.actor, plan.critic):
+        if layout is not None:
+            _check_split(layout, plan, shape, out)
+    _check_rollout(cfg, plan, shape, out)
+    _check_algorithm(cfg, plan, out)
+    for layout in (plan.actor, plan.critic):
+        if layout is not None and layout.dp:
+            _check_batches(layout, plan, out)
+    _check_log_prob_micro(cfg, plan, out)
+    return plan
+
+
+def _missing(node: Any, key: str) -> bool:
+    from omegaconf import OmegaConf
+    return OmegaConf.is_missing(node, key)
+
+
+def _check_cluster(plan: ParallelPlan, available: int | None, out: list[Finding]) -> None:
+    if plan.nnodes < 1 or plan.gpus_per_node < 1:
+        out.append(error("cluster", f"trainer.nnodes ({plan.nnodes}) and trainer.n_gpus_per_node "
+                                    f"({plan.gpus_per_node}) must both be at least 1"))
+    if available is not None and available < plan.world:
+        out.append(error("gpu-count", f"the run asks for trainer.nnodes x trainer.n_gpus_per_node = {plan.nnodes} x "
+                                      f"{plan.gpus_per_node} = {plan.world} GPUs but only {available} are available, "
+                                      f"and Ray would wait for the missing ones forever: lower --nnodes/--gpus-per-node"))
+    elif available is not None and available > plan.world:
+        out.append(note("gpu-count", f"{available} GPUs are available and the run uses {plan.world} of them"))
+
+
+def _tp_choices(shape: ModelShape, world: int, pp: int, cp: int) -> list[int]:
+    common = gcd(shape.heads, shape.kv_heads)
+    return [t for t in range(1, common + 1) if common % t == 0 and world % (t * pp * cp) == 0] or [1]
+
+
+def _check_split(layout: Layout, plan: ParallelPlan, shape: ModelShape, out: list[Finding]) -> None:
+    key = "actor_rollout_ref.actor.megatron" if layout.role == "actor" else "critic.megatron"
+    tp, pp, cp = layout.tp, layout.pp, layout.cp
+    needed = tp * pp * cp
+    choices = ", ".join(map(str, _tp_choices(shape, plan.world, pp, cp)))
+    if min(tp, pp, cp) < 1:
+        out.append(error("parallel-size", f"{key} sizes must be at least 1 (TP {tp}, PP {pp}, CP {cp})"))
+        return
+    if plan.world < needed:
+        out.append(error("too-few-gpus", f"the {layout.role} needs TP {tp} x PP {pp} x CP {cp} = {needed} GPUs for one model "
+                                         f"copy but the cluster has {plan.world} (trainer.nnodes x trainer.n_gpus_per_node): "
+                                         f"add GPUs or lower {key}.tensor_model_parallel_size (TP that fits: {choices})"))
+    elif plan.world % needed:
+        out.append(error("world-divides", f"{plan.world} GPUs cannot be split into {layout.role} model copies of TP {tp} x "
+                                          f"PP {pp} x CP {cp} = {needed} GPUs (verl requires n_gpus divisible by it): "
+                                          f"use a GPU count that is a multiple of {needed}"))
+    if shape.heads % tp:
+        out.append(error("tp-heads", f"TP {tp} does not divide the model's {shape.heads} attention heads, so Megatron "
+                                     f"cannot split them: set {key}.tensor_model_parallel_size to one of {choices}"))
+    elif shape.kv_heads % tp:
+        out.append(error("tp-kv-heads", f"TP {tp} does not divide the model's {shape.kv_heads} KV heads (query groups), "
+                                        f"so Megatron cannot split them: set {key}.tensor_model_parallel_size to one of {choices}"))
+    if shape.vision and shape.vision.heads % tp:
+        out.append(warning("tp-vision-heads", f"TP {tp} does not divide the vision tower's {shape.vision.heads} heads; "
+                                              f"if building the model fails, use a TP that divides {shape.vision.heads}"))
+    if tp > plan.gpus_per_node:
+        out.append(warning("tp-across-nodes", f"{layout.role} TP {tp} spans more than one node of {plan.gpus_per_node} GPUs; "
+                                              f"tensor parallelism across the network is very slow, prefer PP across nodes"))
+    stages = pp * (layout.vpp or 1)
+    if shape.layers % stages:
+        what = f"PP {pp} x VPP {layout.vpp} = {stages}" if layout.vpp else f"PP {pp}"
+        out.append(error("pp-layers", f"{what} does not divide the model's {shape.layers} layers into equal pipeline stages: "
+                                      f"pick {key}.pipeline_model_parallel_size (x virtual size) dividing {shape.layers}"))
+    if layout.vpp and layout.vpp > 1:
+        if pp < 2:
+            out.append(error("vpp-needs-pp", f"{key}.virtual_pipeline_model_parallel_size={layout.vpp} needs "
+                                             f"pipeline_model_parallel_size of at least 2, not {pp}"))
+        out.append(warning("vpp-bridge", f"virtual pipeline stages with the model bridge (use_mbridge) have broken "
+                                         f"model building in some Megatron-Bridge/mbridge versions; if the workers fail "
+                                         f"to build the model, set {key}.virtual_pipeline_model_parallel_size=null"))
+    if shape.experts and shape.experts % layout.ep:
+        out.append(error("ep-experts", f"expert parallel size {layout.ep} does not divide the model's {shape.experts} "
+                                       f"experts: set {key}.expert_model_parallel_size to a divisor of {shape.experts}"))
+
+
+def _check_rollout(cfg: Any, plan: ParallelPlan, shape: ModelShape, out: list[Finding]) -> None:
+    if not plan.rollout_name:
+        out.append(error("rollout-name", "set actor_rollout_ref.rollout.name to vllm or sglang (verl 0.9.1 has no "
+                                         "other rollout for Megatron training)"))
+    if plan.rollout_world < 1 or plan.world % plan.rollout_world:
+        out.append(error("rollout-divides", f"the rollout engine's TP x DP x PP = {plan.rollout_world} GPUs per replica "
+                                            f"does not divide the {plan.world} GPUs: set "
+                                            f"actor_rollout_ref.rollout.tensor_model_parallel_size to a divisor of {plan.world}"))
+    if plan.rollout_tp and shape.heads % plan.rollout_tp:
+        out.append(error("rollout-tp-heads", f"rollout TP {plan.rollout_tp} does not divide the model's {shape.heads} "
+                                             f"attention heads, which vLLM and SGLang require: change "
+                                             f"actor_rollout_ref.rollout.tensor_model_parallel_size"))
+    if not 0 < plan.rollout_util < 1:
+        out.append(error("rollout-memory", f"actor_rollout_ref.rollout.gpu_memory_utilization must be between 0 and 1, "
+                                           f"not {plan.rollout_util}"))
+
+
+def _check_algorithm(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> None:
+    estimator = str(cfg.algorithm.adv_estimator)
+    if estimator in GROUP_ESTIMATORS and plan.n < 2:
+        out.append(error("group-size", f"{estimator} compares responses within a group, so with "
+                                       f"actor_rollout_ref.rollout.n={plan.n} every advantage is zero: set n to 2 or more"))
+    if plan.train_batch < 1 or plan.n < 1:
+        out.append(error("batch-size", f"data.train_batch_size ({plan.train_batch}) and actor_rollout_ref.rollout.n "
+                                       f"({plan.n}) must be at least 1"))
+
+
+def _check_batches(layout: Layout, plan: ParallelPlan, out: list[Finding]) -> None:
+    """verl's batch rules for one role, reporting the first that fails (the rest follow from it)."""
+    prefix = ACTOR if layout.role == "actor" else "critic"
+    train, n, dp, mini, micro = plan.train_batch, plan.n, layout.dp, layout.mini, layout.micro
+    if mini < 1:
+        out.append(error("batch-divides", f"{prefix}.ppo_mini_batch_size must be at least 1, not {mini}"))
+        return
+    if train < mini:
+        out.append(error("batch-divides", f"data.train_batch_size ({train}) is smaller than {prefix}.ppo_mini_batch_size "
+                                          f"({mini}): lower the mini-batch or raise the batch"))
+        return
+    if train % mini:
+        out.append(error("batch-divides", f"data.train_batch_size ({train}) is not a multiple of "
+                                          f"{prefix}.ppo_mini_batch_size ({mini}), so the last mini-batch would be ragged: "
+                                          f"make the batch a multiple of the mini-batch"))
+        return
+    if (mini * n) % dp:
+        out.append(error("batch-divides", f"a mini-batch of {mini} prompts x n={n} = {mini * n} responses cannot be split "
+                                          f"evenly over data-parallel size {dp}: make {prefix}.ppo_mini_batch_size x "
+                                          f"rollout.n a multiple of {dp}"))
+        return
+    if layout.dynamic_bsz:
+        return
+    if micro is None:
+        out.append(error("micro-batch", f"set {prefix}.ppo_micro_batch_size_per_gpu (or {prefix}.use_dynamic_bsz=true): "
+                                        f"verl needs one of them to cut mini-batches into micro-batches"))
+        return
+    micro = int(micro)
+    per_rank = mini * n // dp
+    if micro < 1 or per_rank % micro:
+        out.append(error("batch-divides", f"each GPU gets {per_rank} responses per mini-batch ({mini} prompts x n={n} / "
+                                          f"DP {dp}), which {prefix}.ppo_micro_batch_size_per_gpu={micro} does not divide: "
+                                          f"pick a micro-batch that divides {per_rank}"))
+        return
+    if (train * n) % (dp * micro):
+        out.append(error("batch-divides", f"data.train_batch_size x n = {train * n} is not divisible by DP {dp} x "
+                                          f"micro-batch {micro} = {dp * micro}, which verl's validate_config requires"))
+        return
+    if layout.vpp and layout.vpp > 1 and (per_rank // micro) % layout.pp:
+        out.append(error("batch-divides", f"with virtual pipeline stages Megatron needs the {per_rank // micro} "
+                                          f"micro-batches per mini-batch to be a multiple of PP {layout.pp}: change "
+                                          f"{prefix}.ppo_micro_batch_size_per_gpu"))
+
+
+def _check_log_prob_micro(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> None:
+    if cfg.actor_rollout_ref.actor.get("use_dynamic_bsz"):
+        return
+    sections = [(ROLLOUT, cfg.actor_rollout_ref.rollout)]
+    if plan.use_ref:
+        sections.append(("actor_rollout_ref.ref", cfg.actor_rollout_ref.ref))
+    for name, section in sections:
+        per_gpu, total = section.get("log_prob_micro_batch_size_per_gpu"), section.get("log_prob_micro_batch_size")
+        if per_gpu is None and total is None:
+            out.append(error("micro-batch", f"set {name}.log_prob_micro_batch_size_per_gpu: verl's validate_config "
+                                            f"refuses to start without it (use_dynamic_bsz is off)"))
+        elif per_gpu is not None and total is not None:
+            out.append(error("micro-batch", f"remove {name}.log_prob_micro_batch_size: verl refuses it next to "
+                                            f"{name}.log_prob_micro_batch_size_per_gpu"))

@@ -1,0 +1,236 @@
+"""The launch plan: from a preset, the user's choices and overrides to a checked verl command.
+
+Order matters and every step reads the previous one's result, never a second copy of it:
+1. the override list (preset, then the launcher's wiring, then the user's `key=value`s);
+2. verl's Hydra config composed from it (unknown keys stop here);
+3. the model's shape from its config.json;
+4. parallelism and batch arithmetic, the memory estimate, the data files and reward settings;
+5. verl's own config checks on the composed config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from . import verl_config
+from .data import REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_reward, effective_settings, tokenizer_dir
+from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
+from .memory import MemoryEstimate, estimate
+from .model import ModelConfigError, ModelShape, find_config, read_config, shape_from_config
+from .overrides import Override, OverrideList, hydra_value, parse_override
+from .parallel import ParallelPlan, plan_parallel
+from .presets import Preset
+
+ENTRY = ("python3", "-m", "verl.trainer.main_ppo")
+REWARD_KWARGS = "reward.custom_reward_function.reward_kwargs"
+
+
+@dataclass
+class Request:
+    """What the user asked for: a preset plus choices that override it."""
+
+    preset: Preset
+    model: str | None = None
+    model_config: str | None = None
+    train_files: str | None = None
+    val_files: str | None = None
+    nnodes: int | None = None
+    gpus_per_node: int | None = None
+    gpu_memory_gb: float | None = None
+    available_gpus: int | None = None
+    overrides: Sequence[str] = ()
+    check_data: bool = True
+    check_verl: bool = True
+    memory_is_error: bool = True
+
+
+@dataclass
+class Plan:
+    request: Request
+    overrides: OverrideList
+    cfg: Any = None
+    model: str = ""
+    model_source: str = ""
+    shape: ModelShape | None = None
+    parallel: ParallelPlan | None = None
+    memory: MemoryEstimate | None = None
+    gpu_memory_gb: float = 0.0
+    data: list[DataSummary] = field(default_factory=list)
+    reward_kwargs: dict[str, Any] = field(default_factory=dict)
+    reward_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def argv(self) -> list[str]:
+        """The verl command, one element per override."""
+        return [*ENTRY, *self.overrides.texts()]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"preset": self.request.preset.name, "ok": self.ok, "model": self.model,
+                               "model_source": self.model_source, "command": self.argv,
+                               "findings": [{"level": f.level, "check": f.check, "message": f.message}
+                                            for f in self.findings],
+                               "reward_kwargs": self.reward_kwargs}
+        if self.shape:
+            out["params"] = self.shape.params
+        if self.parallel:
+            p = self.parallel
+            out["parallel"] = {"world": p.world, "tp": p.actor.tp, "pp": p.actor.pp, "cp": p.actor.cp,
+                               "dp": p.actor.dp, "rollout_tp": p.rollout_tp, "rollout_replicas": p.rollout_replicas}
+        if self.memory:
+            out["memory"] = {"gpu_gib": self.memory.gpu_gib, "fits": self.memory.fits,
+                             "peak_phase": self.memory.peak.name, "peak_gib": round(self.memory.peak.total, 2),
+                             "phases": {ph.name: {k: round(v, 3) for k, v in ph.parts.items()}
+                                        for ph in self.memory.phases},
+                             "suggestion": self.memory.suggestion, "offload_note": self.memory.offload_note}
+        out["data"] = [{"file": d.file, "rows": d.rows, "data_sources": d.data_sources,
+                        "prompt_tokens": d.prompt_tokens, "checked": d.checked} for d in self.data]
+        return out
+
+
+def build_overrides(request: Request) -> OverrideList:
+    """The final override list: preset, the launcher's wiring, then the user's overrides."""
+    preset = request.preset
+    items = OverrideList()
+    add = lambda key, value, source="launcher", prefix="": items.set(Override(key, hydra_value(value), prefix, source))
+    items.set(Override("model_engine", "megatron", "", "launcher"))
+    add("data.train_files", _expand(request.train_files or preset.train_files))
+    add("data.val_files", _expand(request.val_files or preset.val_files))
+    model = _expand(request.model or preset.model)
+    add("actor_rollout_ref.model.path", model)
+    for key, value in preset.overrides.items():
+        override = parse_override(f"{key}={hydra_value(value)}", source="preset")
+        items.set(override)
+    if "critic.model.path" in preset.overrides:
+        add("critic.model.path", model)
+    add("trainer.nnodes", request.nnodes or preset.nnodes)
+    add("trainer.n_gpus_per_node", request.gpus_per_node or preset.n_gpus_per_node)
+    add("reward.custom_reward_function.path", REWARD_PATH)
+    add("reward.custom_reward_function.name", REWARD_NAME)
+    for key, value in preset.reward_kwargs.items():
+        add(f"{REWARD_KWARGS}.{key}", value, "preset", "+")
+    for text in request.overrides:
+        override = parse_override(text, source="cli")
+        if override.key.startswith(REWARD_KWARGS + ".") and override.prefix == "":
+            override = Override(override.key, override.value, "+", "cli")   # verl's config declares no reward_kwargs
+        items.set(override)
+    return items
+
+
+def _expand(path: str) -> str:
+    """verl opens data and model paths as given, so `~` is expanded here, on the launching machine."""
+    import os
+    return os.path.expanduser(path) if path.startswith("~") else path
+
+
+def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
+    from omegaconf import OmegaConf
+    node = cfg.reward.custom_reward_function.get("reward_kwargs")
+    return dict(OmegaConf.to_container(node, resolve=True)) if node is not None else {}
+
+
+def make_plan(request: Request) -> Plan:
+    """Every check that can run without GPUs; `plan.ok` says whether to launch."""
+    plan = Plan(request=request, overrides=build_overrides(request))
+    out = plan.findings
+    try:
+        plan.cfg = cfg = verl_config.compose(plan.overrides.texts())
+    except verl_config.ComposeError as exc:
+        out.append(error("unknown-key", str(exc)))
+        return plan
+    if cfg.get("model_engine") != "megatron" or cfg.actor_rollout_ref.actor.strategy != "megatron":
+        out.append(error("engine", "rewards train plans verl's Megatron path: leave model_engine=megatron"))
+        return plan
+
+    plan.model = str(cfg.actor_rollout_ref.model.path)
+    try:
+        plan.shape, plan.model_source = _model_shape(plan.model, request)
+    except ModelConfigError as exc:
+        out.append(error("model-config", str(exc)))
+        return plan
+    critic_shape = None
+    critic_path = str(cfg.critic.model.path)
+    plan.parallel = parallel = plan_parallel(cfg, plan.shape, request.available_gpus)
+    out.extend(parallel.findings)
+    if parallel.critic is not None and critic_path != plan.model:
+        try:
+            critic_shape, _ = _model_shape(critic_path, Request(preset=request.preset))
+        except ModelConfigError:
+            out.append(warning("critic-config", f"the critic's config.json ({critic_path}) is not on this machine; "
+                                                f"its memory is estimated with the actor's shape"))
+    max_len = plan.shape.max_positions
+    total_len = parallel.prompt_len + parallel.response_len
+    if max_len and total_len > max_len:
+        out.append(error("context", f"data.max_prompt_length + data.max_response_length = {total_len} tokens exceeds "
+                                    f"the model's max_position_embeddings {max_len}: shorten them"))
+
+    plan.gpu_memory_gb = request.gpu_memory_gb or request.preset.gpu_memory_gb
+    if not any(f.check in ("too-few-gpus", "world-divides", "parallel-size") for f in out):
+        dist_opt = bool(cfg.actor_rollout_ref.actor.megatron.use_distributed_optimizer)
+        plan.memory = estimate(parallel, plan.shape, plan.gpu_memory_gb, critic_shape, dist_opt)
+        _memory_findings(plan)
+
+    plan.reward_kwargs = reward_kwargs_of(cfg)
+    if request.check_data:
+        files = {"train": str(cfg.data.train_files), "val": str(cfg.data.val_files)}
+        tok = tokenizer_dir(_local_dir(plan.model, request))
+        plan.data, data_findings = check_data(files, cfg, tok)
+        out.extend(data_findings)
+    else:
+        out.append(note("data", "data files not checked (--skip-data-check): run `rewards validate` on them where they live"))
+    sources = sorted({s for d in plan.data for s in d.data_sources})
+    out.extend(check_reward(plan.reward_kwargs, sources))
+    plan.reward_settings = effective_settings(plan.reward_kwargs, sources)
+
+    if request.check_verl:
+        build_model = _local_dir(plan.model, request) is not None and tokenizer_dir(_local_dir(plan.model, request)) is not None
+        for problem in verl_config.verl_checks(cfg, build_model=build_model):
+            out.append(error("verl", problem))
+    return plan
+
+
+def _local_dir(model: str, request: Request):
+    if request.model_config:
+        return None   # an explicit config.json says nothing about a local tokenizer
+    found = find_config(model)
+    return found.parent if found is not None else None
+
+
+def _model_shape(model: str, request: Request) -> tuple[ModelShape, str]:
+    found = find_config(model, request.model_config)
+    if found is not None:
+        return shape_from_config(read_config(found)), str(found)
+    preset = request.preset
+    if model == preset.model and preset.model_config:
+        return (shape_from_config(preset.model_config),
+                f"the published config.json recorded in preset {preset.name} ({model} is not on this machine)")
+    raise ModelConfigError(f"cannot find config.json for {model} on this machine: download the model "
+                           f"(huggingface-cli download {model}) or pass --model-config PATH/config.json")
+
+
+def _memory_findings(plan: Plan) -> None:
+    mem, out = plan.memory, plan.findings
+    if mem.rollout_weights_gib >= mem.rollout_budget_gib:
+        out.append(error("memory", f"the rollout engine's share of each GPU (gpu_memory_utilization x {mem.gpu_gib:g} "
+                                   f"= {mem.rollout_budget_gib:.1f} GiB) cannot hold its own weights "
+                                   f"({mem.rollout_weights_gib:.1f} GiB at rollout TP {plan.parallel.rollout_tp}): raise "
+                                   f"actor_rollout_ref.rollout.gpu_memory_utilization or its tensor_model_parallel_size"))
+    if mem.offload_note:
+        out.append(note("offload", mem.offload_note))
+    if not mem.fits and mem.peak.total > mem.gpu_gib:
+        level = error if plan.request.memory_is_error else warning
+        out.append(level("memory", f"the {mem.peak.name} phase needs about {mem.peak.total:.1f} GiB per GPU but a GPU has "
+                                   f"{mem.gpu_gib:g} GiB: {mem.suggestion}"))
