@@ -55,7 +55,7 @@ def repetition_fraction(text: str, ngram: int) -> float:
     total = len(words) - ngram + 1
     if total <= 1:
         return 0.0
-    unique = len({tuple(words[i:i + ngram]) for i in range(total)})
+    unique = len(set(zip(*(words[i:] for i in range(ngram)))))  # zip stops at the last full n-gram
     return 1.0 - unique / total
 
 
