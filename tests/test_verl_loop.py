@@ -120,6 +120,15 @@ def test_documented_launch_overrides_compose(kind, tokenizer_dir):
     assert fn(data_source="openai/gsm8k", solution_str="#### 3", ground_truth="3")["acc"] == 1.0
 
 
+def test_bad_setting_is_loud_at_the_first_sample(tokenizer_dir):
+    from rewards import SettingsError
+
+    config = compose(*reward_overrides(tokenizer_dir, "compute_score",
+                                       "+reward.custom_reward_function.reward_kwargs.format_weight=2"))
+    with pytest.raises(SettingsError, match="format_weight"):
+        loaded(config)(data_source="openai/gsm8k", solution_str="#### 3", ground_truth="3")
+
+
 # --- the reward loop: NaiveRewardManager and RewardLoopWorker ----------------------------------
 
 GSM8K_ROWS = [
@@ -231,6 +240,25 @@ def test_legacy_batch_manager(configs, tokenizer, warm_engine):
     assert out["reward_tensor"].sum().item() == 3.0  # nothing anywhere else
     info = out["reward_extra_info"]
     assert set(info) == set(RESULT_KEYS) and all(len(v) == len(MIXED_ROWS) for v in info.values())
+
+
+def test_unknown_data_source_stops_the_reward_loop(configs, tokenizer):
+    """A row whose data_source nobody scores fails the step loudly instead of paying 0."""
+    from rewards import UnknownDataSourceError
+
+    with pytest.raises(UnknownDataSourceError, match="openai/gsm8k"):
+        run_single(configs["compute_score"], tokenizer, Row("openai/gsm8k_local", "#### 1", "1"))
+
+
+def test_every_registered_data_source_returns_the_five_keys_by_default():
+    """Registered defaults must not add keys, or a batch mixing data_sources would disagree."""
+    from rewards import list_scorers
+
+    for entry in list_scorers():
+        for name in (entry.name, *entry.aliases):
+            source = name[:-1] + "2024" if name.endswith("*") else name
+            out = rv.compute_score(data_source=source, solution_str="no answer here", ground_truth="1")
+            assert tuple(out) == RESULT_KEYS, source
 
 
 # --- deadlines under the reward loop ------------------------------------------------------------
