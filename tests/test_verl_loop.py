@@ -143,19 +143,21 @@ MATH_ROWS = [
 ]
 
 
-def run_single(config, tokenizer, row: Row, fn=None) -> dict:
-    from verl.experimental.reward_loop.reward_manager import NaiveRewardManager
+def run_single(config, tokenizer, row: Row, manager: str = "naive") -> dict:
+    """One row through a reward-loop manager registered in verl (`reward.reward_manager.name`)."""
+    from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls
 
     async def go():
-        manager = NaiveRewardManager(config, tokenizer, fn or loaded(config))
-        return await manager.run_single(make_batch(tokenizer, [row]))
+        instance = get_reward_manager_cls(manager)(config, tokenizer, loaded(config))
+        return await instance.run_single(make_batch(tokenizer, [row]))
 
     return asyncio.run(go())
 
 
+@pytest.mark.parametrize("manager", ["naive", "dapo"])
 @pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
-def test_naive_manager_scores_gsm8k_rows(configs, tokenizer, name):
-    outs = [run_single(configs[name], tokenizer, row) for row in GSM8K_ROWS]
+def test_reward_managers_score_gsm8k_rows(configs, tokenizer, name, manager):
+    outs = [run_single(configs[name], tokenizer, row, manager) for row in GSM8K_ROWS]
     assert [o["reward_score"] for o in outs] == [1.0, 1.0, 0.0]
     assert [o["reward_extra_info"]["pred"] for o in outs] == ["72", "72", "71"]
     assert all(tuple(o["reward_extra_info"]) == RESULT_KEYS for o in outs)
