@@ -40,10 +40,10 @@ def spelled(draw, value: Fraction) -> str:
     if den in (1, 2, 4, 5, 8, 10):
         forms.append(str(float(value)))
     text = draw(st.sampled_from(forms))
-    for wrap in draw(st.lists(st.sampled_from(["paren", "space", "text", "dollar", "period"]), max_size=3)):
+    for wrap in draw(st.lists(st.sampled_from(["paren", "space", "text", "dollar"]), max_size=3)):
         text = {"paren": f"\\left({text}\\right)", "space": f"  {text} ", "text": f"\\text{{{text}}}",
-                "dollar": f"${text}$", "period": f"{text}."}[wrap]
-    return text
+                "dollar": f"${text}$"}[wrap]
+    return text + "." if draw(st.booleans()) else text   # a sentence's full stop ends the answer
 
 
 @given(st.data(), fractions)
