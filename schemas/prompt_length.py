@@ -22,8 +22,12 @@ def load_tokenizer(path_or_tokenizer: Any) -> Any:
     """A tokenizer object from a local path (or hub name already in the local cache), or as given."""
     if not isinstance(path_or_tokenizer, str):
         return path_or_tokenizer
+    from pathlib import Path
+
     from transformers import AutoTokenizer
 
+    if path_or_tokenizer.startswith((".", "/", "~")) and not Path(path_or_tokenizer).expanduser().is_dir():
+        raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: no such folder")
     try:
         tok = AutoTokenizer.from_pretrained(path_or_tokenizer)
     except Exception as exc:  # OSError, ValueError, missing files: one sentence for the user
