@@ -69,7 +69,8 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
                         **kwargs: Any) -> list[dict[str, Any]]:
     """Judge a whole batch (verl's `BatchRewardManager` signature); one dict per sample, in order.
 
-    Every dict has the same keys. Unknown data_sources raise before any sample is judged.
+    Every dict has the same keys. Samples for verl's own scorers are judged first, so a name
+    that neither we nor verl know raises before our scorers spend time on the batch.
     """
     n = len(data_sources)
     if extra_infos is None:
@@ -79,16 +80,15 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     if len(set(lengths.values())) != 1:
         raise BatchSizeError("compute_score_batch needs one entry per sample in every list; got "
                              + ", ".join(f"{k}={v}" for k, v in lengths.items()))
-    ours = [i for i in range(n) if _ours(data_sources[i])]
-    theirs = [i for i in range(n) if i not in set(ours)]
-    if theirs and _verl_default() is None:
-        get_scorer(data_sources[theirs[0]])  # raises the loud UnknownDataSourceError
+    mine = [_ours(source) for source in data_sources]
+    ours = [i for i in range(n) if mine[i]]
+    theirs = [i for i in range(n) if not mine[i]]
     results: list[dict[str, Any] | None] = [None] * n
+    for i in theirs:
+        results[i] = _delegate(data_sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs)
     samples = [api.Sample(str(data_sources[i]), solution_strs[i], ground_truths[i], extra_infos[i]) for i in ours]
     for i, result in zip(ours, api.score_batch(samples, **kwargs)):
         results[i] = result.to_dict()
-    for i in theirs:
-        results[i] = _delegate(data_sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs)
     if any(r is None for r in results):  # pragma: no cover - guards the one-per-sample contract
         raise RuntimeError("compute_score_batch lost a sample; this is a bug in rewards.verl")
     return results  # type: ignore[return-value]
