@@ -166,3 +166,20 @@ def test_from_verl_rules():
     dapo = rv.from_verl({"score": -1.0, "acc": False, "pred": "12"}).to_dict()
     assert dapo == {"score": -1.0, "acc": 0.0, "format": 1.0, "pred": "12", "verdict": "wrong"}
     assert rv.from_verl({"score": 1.0, "acc": True, "pred": "7"}).to_dict()["acc"] == 1.0
+
+
+def test_symbolic_checks_from_threads_use_no_signals(monkeypatch):
+    """verl calls from executor threads, where `signal` cannot be used: the deadline must not need it."""
+    import signal
+
+    def forbidden(*_a, **_k):
+        raise AssertionError("signal-based timeouts do not work in verl's reward threads")
+
+    for name in ("signal", "alarm", "setitimer"):
+        monkeypatch.setattr(signal, name, forbidden)
+    cases = [(r"so \boxed{\frac{x^2-1}{x-1}}", "x+1", "correct"), (r"\boxed{x^2-1}", "(x-1)(x+1)", "correct"),
+             (r"\boxed{x^2+1}", "(x-1)(x+1)", "wrong"), (r"\boxed{\sqrt{8}}", r"2\sqrt{2}", "correct")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outs = list(pool.map(lambda c: rv.compute_score(data_source="lighteval/MATH", solution_str=c[0],
+                                                        ground_truth=c[1], timeout=60), cases))
+    assert [o["verdict"] for o in outs] == [c[2] for c in cases]
