@@ -1,0 +1,82 @@
+"""The verl command: printed one override per line, written as a script, or run.
+
+Locally the command runs as a subprocess of this process (verl starts or joins a Ray cluster itself:
+on a node of a cluster started with `ray start`, `ray.init()` joins it). On an existing cluster,
+`ray job submit --address ...` runs it on the head node, where verl sees every node's GPUs.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+INDENT = "    "
+
+
+def render_command(argv: Sequence[str]) -> str:
+    """`python3 -m verl.trainer.main_ppo \\` then one shell-quoted override per line."""
+    head = " ".join(argv[:3])
+    lines = [head] + [INDENT + shlex.quote(arg) for arg in argv[3:]]
+    return " \\\n".join(lines)
+
+
+def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str | None = None) -> str:
+    """A bash script running the command; arguments given to the script are appended as overrides."""
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = ["#!/usr/bin/env bash", f"# Written by `rewards train` on {stamp}.", *(f"# {h}" for h in header),
+             "# Extra verl overrides given to this script are appended (the last value of a key wins):",
+             "#   ./run.sh trainer.total_epochs=2",
+             "set -euo pipefail", ""]
+    body = list(argv) + ['"$@"']
+    if ray_address:
+        body = ["ray", "job", "submit", "--address", ray_address, "--", *body]
+        first = 8
+    else:
+        first = 3
+    quoted = [shlex.quote(a) if a != '"$@"' else a for a in body]
+    command = " ".join(quoted[:first]) + "".join(f" \\\n{INDENT}{q}" for q in quoted[first:])
+    return "\n".join(lines) + command + "\n"
+
+
+def write_script(path: str | os.PathLike, text: str) -> Path:
+    path = Path(path).expanduser()
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def ray_submit_argv(address: str, argv: Sequence[str], no_wait: bool = False) -> list[str]:
+    return ["ray", "job", "submit", "--address", address, *(["--no-wait"] if no_wait else []), "--", *argv]
+
+
+def local_argv(argv: Sequence[str]) -> list[str]:
+    """Run verl with this interpreter (the one that has verl and this package installed)."""
+    return [sys.executable, *argv[1:]] if argv and argv[0] == "python3" else list(argv)
+
+
+def count_local_gpus() -> int | None:
+    """GPUs `nvidia-smi` lists on this machine; None when it cannot tell."""
+    if shutil.which("nvidia-smi") is None:
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run the command in the foreground, passing its output through; returns its exit status."""
+    try:
+        return subprocess.call(list(argv))
+    except FileNotFoundError:
+        print(f"rewards train: {argv[0]} was not found on PATH", file=sys.stderr)
+        return 127

@@ -1,0 +1,140 @@
+"""`rewards train`: plan, check and launch a verl GRPO/PPO run on the Megatron path.
+
+`rewards train PRESET [key=value ...] --dry-run` prints the plan and the exact verl command;
+`--emit run.sh` writes the command as a script; without either the command runs here (a subprocess)
+or on an existing Ray cluster (`--ray-address`, through `ray job submit`). A plan with errors never
+launches: every error is one sentence that says what to change.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .main import CommandError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "train", help="plan, check and launch a verl GRPO/PPO run (Megatron)",
+        description="Plan a verl run from a preset, check it without GPUs (parallel split, batch sizes, "
+                    "memory, data, verl's own config checks) and launch it. Overrides are verl's "
+                    "key=value Hydra overrides and may come anywhere after the preset.")
+    p.add_argument("preset", nargs="?", help="preset name (see --list) or path of a preset .yaml")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="verl overrides; the last value of a key wins")
+    p.add_argument("--list", action="store_true", help="list the presets and exit")
+    p.add_argument("--model", help="model path or hub id (sets actor_rollout_ref.model.path, and the critic's)")
+    p.add_argument("--model-config", metavar="PATH", help="the model's config.json, when the model is not on this machine")
+    p.add_argument("--train-files", help="training parquet (data.train_files)")
+    p.add_argument("--val-files", help="validation parquet (data.val_files)")
+    p.add_argument("--nnodes", type=int, help="nodes (trainer.nnodes)")
+    p.add_argument("--gpus-per-node", type=int, help="GPUs per node (trainer.n_gpus_per_node)")
+    p.add_argument("--gpu-memory-gb", type=float, help="memory of one GPU in GiB as nvidia-smi reports it (default: the preset's)")
+    p.add_argument("--available-gpus", type=int, help="GPUs the cluster has, to check the run asks for no more")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and the command; launch nothing")
+    p.add_argument("--emit", metavar="SCRIPT", help="write the command as an executable script; launch nothing")
+    p.add_argument("--ray-address", metavar="ADDR", help="submit to this Ray cluster (ray job submit --address ADDR)")
+    p.add_argument("--no-wait", action="store_true", help="with --ray-address: submit and return without following the logs")
+    p.add_argument("--skip-data-check", action="store_true", help="do not open the data files (they exist only on the cluster)")
+    p.add_argument("--no-memory-check", action="store_true", help="report a memory overflow as a warning, not an error")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.set_defaults(func=run)
+    _collect_intermixed_overrides(p)
+
+
+def _collect_intermixed_overrides(parser) -> None:
+    """Let `key=value` overrides follow options (argparse alone takes positionals in one run)."""
+    original = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):
+        namespace, extras = original(args, namespace)
+        rest = []
+        for arg in extras:
+            if not arg.startswith("-") and ("=" in arg or arg.startswith("~")):
+                namespace.overrides.append(arg)
+            else:
+                rest.append(arg)
+        return namespace, rest
+
+    parser.parse_known_args = parse_known_args
+
+
+def run(args) -> int:
+    from .launch.presets import PresetError, list_presets, load_preset
+
+    if args.list:
+        for preset in list_presets():
+            print(f"{preset.name:<28} {preset.nnodes}x{preset.n_gpus_per_node} GPUs  {preset.description}")
+        return 0
+    if not args.preset:
+        raise CommandError("name a preset (`rewards train --list` shows them) or the path of a preset .yaml")
+    try:
+        preset = load_preset(args.preset)
+    except PresetError as exc:
+        raise CommandError(str(exc)) from None
+    plan = _plan(args, preset)
+
+    from .launch.command import ray_submit_argv, render_command, render_script, write_script
+    argv = ray_submit_argv(args.ray_address, plan.argv, args.no_wait) if args.ray_address else plan.argv
+    if args.json:
+        print(json.dumps(plan.to_dict(), indent=2, default=str))
+    else:
+        from .launch.report import render_plan
+        print(render_plan(plan))
+        print("\nCommand:\n" + (" ".join(argv[:argv.index("--") + 1]) + " \\\n    " if args.ray_address else "")
+              + render_command(plan.argv))
+    if not plan.ok:
+        print(f"\nrewards train: not launched: {len(plan.errors)} error(s) above.", file=sys.stderr)
+        return 2
+    if args.emit:
+        header = [f"Preset {preset.name}: {preset.description}"]
+        if plan.memory:
+            header.append(f"Memory estimate: peak {plan.memory.peak.name} {plan.memory.peak.total:.1f} of "
+                          f"{plan.memory.gpu_gib:g} GiB per GPU.")
+        path = write_script(args.emit, render_script(plan.argv, header, args.ray_address))
+        print(f"\nwrote {path}")
+        return 0
+    if args.dry_run:
+        return 0
+    return _launch(args, plan, argv)
+
+
+def _plan(args, preset):
+    from .launch.overrides import OverrideError
+    from .launch.plan import Request, make_plan
+    from .launch.verl_config import VerlMissingError
+
+    request = Request(preset=preset, model=args.model, model_config=args.model_config,
+                      train_files=args.train_files, val_files=args.val_files, nnodes=args.nnodes,
+                      gpus_per_node=args.gpus_per_node, gpu_memory_gb=args.gpu_memory_gb,
+                      available_gpus=args.available_gpus, overrides=list(args.overrides or []),
+                      check_data=not args.skip_data_check, memory_is_error=not args.no_memory_check)
+    for value, flag in ((args.nnodes, "--nnodes"), (args.gpus_per_node, "--gpus-per-node"),
+                        (args.available_gpus, "--available-gpus")):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} must be at least 1, not {value}")
+    try:
+        return make_plan(request)
+    except (OverrideError, VerlMissingError) as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _launch(args, plan, argv) -> int:
+    from .launch.command import count_local_gpus, local_argv, run as run_command
+
+    if args.ray_address:
+        print(f"\nsubmitting to the Ray cluster at {args.ray_address}", flush=True)
+        return run_command(argv)
+    per_node = plan.parallel.gpus_per_node
+    found = count_local_gpus()
+    if found is None:
+        print("rewards train: warning: cannot count this machine's GPUs (no nvidia-smi); launching anyway",
+              file=sys.stderr)
+    elif found < per_node:
+        raise CommandError(f"this machine has {found} GPU(s) but the run asks for trainer.n_gpus_per_node={per_node}: "
+                           f"lower --gpus-per-node or launch on a bigger node")
+    if plan.parallel.nnodes > 1:
+        print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
+              f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)
+    print("\nlaunching verl", flush=True)
+    return run_command(local_argv(plan.argv))

@@ -1,0 +1,277 @@
+"""The launch plan against the real verl 0.9.1 config (CPU): presets compose and pass verl's own
+checks, and each mistake from the published debugging advice is rejected with the right sentence."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cli.launch.model import read_config, shape_from_config
+from cli.launch.plan import Request, make_plan
+from cli.launch.presets import load_preset, preset_names
+from cli.launch import verl_config
+
+pytest.importorskip("verl")
+pytestmark = pytest.mark.verl
+
+MODELS = Path(__file__).resolve().parent / "fixtures" / "models"
+PRESET_MODEL = {
+    "qwen3-0.6b-grpo": "Qwen3-0.6B-Base",
+    "qwen3-0.6b-drgrpo": "Qwen3-0.6B-Base",
+    "qwen3-8b-grpo": "Qwen3-8B",
+    "qwen2.5-0.5b-ppo": "Qwen2.5-0.5B-Instruct",
+    "qwen2.5-vl-3b-geo3k-grpo": "Qwen2.5-VL-3B-Instruct",
+}
+
+
+@pytest.fixture(scope="session")
+def model_dirs(tmp_path_factory, tokenizer_dir):
+    """A local directory per fixture model: its published config.json plus the offline test tokenizer."""
+    root = tmp_path_factory.mktemp("models")
+    dirs = {}
+    for name in PRESET_MODEL.values():
+        target = root / name
+        if not target.exists():
+            shutil.copytree(tokenizer_dir, target)
+            shutil.copy(MODELS / name / "config.json", target / "config.json")
+        dirs[name] = target
+    return dirs
+
+
+def verl_rows(n: int, data_source: str = "openai/gsm8k", words: int = 12) -> pd.DataFrame:
+    question = " ".join(["How many clips did Natalia sell in April and May?"] * max(1, words // 10))
+    return pd.DataFrame([{
+        "data_source": data_source,
+        "prompt": [{"role": "user", "content": f"{question} Case {i}. Let's think step by step."}],
+        "ability": "math",
+        "reward_model": {"style": "rule", "ground_truth": str(72 + i)},
+        "extra_info": {"split": "train", "index": i},
+    } for i in range(n)])
+
+
+@pytest.fixture(scope="session")
+def gsm8k_files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("data")
+    verl_rows(16).to_parquet(root / "train.parquet")
+    test = verl_rows(4)
+    test["prompt"] = [[{"role": "user", "content": f"Held-out question {i}?"}] for i in range(4)]
+    test.to_parquet(root / "test.parquet")
+    return root / "train.parquet", root / "test.parquet"
+
+
+def plan_for(preset: str, *overrides: str, model_dirs=None, data=None, **kwargs):
+    request = Request(preset=load_preset(preset), overrides=list(overrides), check_data=data is not None, **kwargs)
+    if model_dirs is not None:
+        request.model = str(model_dirs[PRESET_MODEL[preset]])
+    if data is not None:
+        request.train_files, request.val_files = map(str, data)
+    return make_plan(request)
+
+
+def checks(plan) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for f in plan.findings:
+        found.setdefault(f.check, []).append(f.message)
+    return found
+
+
+# --- every preset composes with verl's config and passes verl's own checks -------------------------
+
+@pytest.mark.parametrize("name", sorted(PRESET_MODEL))
+def test_preset_composes_and_verl_accepts_it(name, model_dirs, gsm8k_files):
+    plan = plan_for(name, model_dirs=model_dirs, data=gsm8k_files if "vl" not in name else None)
+    assert plan.cfg is not None, plan.findings
+    errors = [str(f) for f in plan.errors]
+    assert errors == [], errors
+    # verl's HFModelConfig was built from the local model directory (config.json + tokenizer)
+    assert plan.model == str(model_dirs[PRESET_MODEL[name]])
+    assert plan.cfg.actor_rollout_ref.actor.strategy == "megatron"
+    assert plan.cfg.reward.custom_reward_function.path == "pkg://rewards.verl"
+    assert plan.cfg.reward.custom_reward_function.name == "compute_score"
+
+
+def test_all_presets_are_covered():
+    assert sorted(preset_names()) == sorted(PRESET_MODEL)
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_MODEL))
+def test_recorded_model_config_matches_the_published_file(name):
+    preset = load_preset(name)
+    recorded = shape_from_config(preset.model_config)
+    published = shape_from_config(read_config(MODELS / PRESET_MODEL[name]))
+    assert recorded == published
+
+
+def test_verl_itself_rejects_what_it_rejects():
+    cfg = verl_config.compose(["model_engine=megatron", "actor_rollout_ref.rollout.name=vllm",
+                               "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+                               "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+                               "actor_rollout_ref.actor.loss_agg_mode=bogus-mode",
+                               "reward.custom_reward_function.path=pkg://rewards.verl"])
+    problems = verl_config.verl_checks(cfg)
+    assert any("Invalid loss_agg_mode" in p for p in problems), problems
+
+
+def test_reward_wiring_loads_the_package_scorer():
+    cfg = verl_config.compose(["model_engine=megatron", "actor_rollout_ref.rollout.name=vllm",
+                               "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+                               "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+                               "reward.custom_reward_function.path=pkg://rewards.verl",
+                               "+reward.custom_reward_function.reward_kwargs.gsm8k_mode=flexible"])
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    fn = get_custom_reward_fn(cfg)
+    out = fn(data_source="openai/gsm8k", solution_str="so 18 in all", ground_truth="18", extra_info={})
+    assert out["acc"] == 1.0   # flexible mode reached the scorer through reward_kwargs
+
+
+# --- each mistake, rejected with the right sentence -------------------------------------------------
+
+def test_tp_that_does_not_divide_the_heads(model_dirs):
+    plan = plan_for("qwen2.5-0.5b-ppo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4",
+                    "actor_rollout_ref.rollout.tensor_model_parallel_size=2", gpus_per_node=4, check_verl=False)
+    found = checks(plan)
+    assert not plan.ok
+    [message] = found["tp-heads"]
+    assert "TP 4 does not divide the model's 14 attention heads" in message
+    assert "tensor_model_parallel_size to one of 1, 2" in message
+    # the rollout engine's TP 2 divides 14 heads: no rollout complaint
+    assert "rollout-tp-heads" not in found
+
+
+def test_tp_that_does_not_divide_the_kv_heads():
+    plan = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=16",
+                    gpus_per_node=16, check_verl=False)
+    assert "does not divide the model's 8 KV heads" in checks(plan)["tp-kv-heads"][0]
+
+
+def test_too_few_gpus():
+    plan = plan_for("qwen3-8b-grpo", gpus_per_node=2, check_verl=False)
+    [message] = checks(plan)["too-few-gpus"]
+    assert "TP 4 x PP 1 x CP 1 = 4 GPUs" in message and "the cluster has 2" in message
+    plan = plan_for("qwen3-8b-grpo", available_gpus=2, check_verl=False)
+    [message] = checks(plan)["gpu-count"]
+    assert "4 GPUs but only 2 are available" in message
+
+
+def test_pipeline_that_does_not_divide_the_layers():
+    plan = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=1",
+                    "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=5",
+                    "actor_rollout_ref.rollout.tensor_model_parallel_size=1", gpus_per_node=5, check_verl=False)
+    assert "PP 5 does not divide the model's 36 layers" in checks(plan)["pp-layers"][0]
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    (("data.train_batch_size=5",), "data.train_batch_size (5) is not a multiple of actor_rollout_ref.actor.ppo_mini_batch_size (2)"),
+    (("data.train_batch_size=1",), "data.train_batch_size (1) is smaller than actor_rollout_ref.actor.ppo_mini_batch_size (2)"),
+    (("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3",), "each GPU gets 16 responses per mini-batch"),
+])
+def test_a_batch_that_does_not_divide(overrides, expected):
+    plan = plan_for("qwen3-0.6b-grpo", *overrides, check_verl=False)
+    messages = checks(plan)["batch-divides"]
+    assert any(expected in m for m in messages), messages
+    assert not plan.ok
+
+
+def test_mini_batch_that_does_not_split_over_dp():
+    # 2 GPUs at TP 1 -> DP 2; a mini-batch of 1 prompt x n=1 response cannot be split over 2 ranks
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=1",
+                    "actor_rollout_ref.rollout.n=1", "algorithm.adv_estimator=reinforce_plus_plus",
+                    "actor_rollout_ref.actor.ppo_mini_batch_size=1", check_verl=False)
+    assert any("cannot be split evenly over data-parallel size 2" in m for m in checks(plan)["batch-divides"])
+
+
+def test_our_batch_rules_agree_with_verl(model_dirs):
+    """A case both our arithmetic and verl's validate_config reject, from the same numbers."""
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3",
+                    "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=1", model_dirs=model_dirs)
+    found = checks(plan)
+    assert "batch-divides" in found
+    assert any("real_train_batch_size (32) must be divisible by minimal possible batch size (6)" in m
+               for m in found["verl"]), found
+
+
+def test_grpo_needs_a_group():
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.n=1", check_verl=False)
+    assert "every advantage is zero" in checks(plan)["group-size"][0]
+
+
+def test_unknown_key_is_named_with_a_suggestion():
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_paralel_size=2")
+    [message] = checks(plan)["unknown-key"]
+    assert "no config key actor_rollout_ref.actor.megatron.tensor_model_paralel_size" in message
+    assert "did you mean actor_rollout_ref.actor.megatron.tensor_model_parallel_size" in message
+
+
+def test_truncation_error_with_prompts_too_long(model_dirs, gsm8k_files):
+    plan = plan_for("qwen3-0.6b-grpo", "data.max_prompt_length=8", model_dirs=model_dirs, data=gsm8k_files,
+                    check_verl=False)
+    message, val_message = checks(plan)["truncation"]
+    assert "4 of 4 val prompts" in val_message
+    assert "16 of 16 train prompts are longer than data.max_prompt_length=8" in message
+    assert "data.truncation=error allows none" in message
+    # with verl's filter on, the same prompts are dropped: a warning unless every prompt would go
+    plan = plan_for("qwen3-0.6b-grpo", "data.max_prompt_length=8", "data.filter_overlong_prompts=true",
+                    model_dirs=model_dirs, data=gsm8k_files, check_verl=False)
+    assert "truncation" not in checks(plan)
+    assert any("will drop them" in m for m in checks(plan)["data-length"])
+
+
+def test_prompts_within_limits_pass(model_dirs, gsm8k_files):
+    plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs, data=gsm8k_files, check_verl=False)
+    assert plan.ok, [str(f) for f in plan.findings]
+    train = plan.data[0]
+    assert train.rows == 16 and train.data_sources == {"openai/gsm8k": 16}
+    assert 0 < train.prompt_tokens["max"] <= 512
+
+
+def test_a_data_source_no_scorer_knows(model_dirs, tmp_path):
+    verl_rows(3, data_source="openai/gsm8kk").to_parquet(tmp_path / "train.parquet")
+    verl_rows(2).to_parquet(tmp_path / "test.parquet")
+    plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs, check_verl=False,
+                    data=(tmp_path / "train.parquet", tmp_path / "test.parquet"))
+    messages = checks(plan)["data-data_source"]
+    assert any("row 0" in m and "openai/gsm8kk" in m and "did you mean 'openai/gsm8k'" in m for m in messages), messages
+
+
+def test_missing_data_file_says_how_to_make_it(tmp_path):
+    plan = plan_for("qwen3-0.6b-grpo", check_verl=False, data=(tmp_path / "no.parquet", tmp_path / "no2.parquet"))
+    assert "rewards prepare" in checks(plan)["data-missing"][0]
+
+
+@pytest.mark.parametrize("kwarg, expected", [
+    ("format_wieght=0.1", "reward setting 'format_wieght' (did you mean format_weight?)"),
+    ("format_weight=0.9", "format_weight must be in [0, 0.5]"),
+])
+def test_reward_settings_are_checked(kwarg, expected):
+    plan = plan_for("qwen3-0.6b-grpo", f"reward.custom_reward_function.reward_kwargs.{kwarg}", check_verl=False)
+    assert any(expected in m for m in checks(plan)["reward-kwargs"]), plan.findings
+    assert plan.overrides.get(f"reward.custom_reward_function.reward_kwargs.{kwarg.split('=')[0]}").prefix == "+"
+
+
+# --- memory: the published findings ------------------------------------------------------------------
+
+def test_qwen3_8b_on_four_48gb_gpus_needs_optimizer_offload():
+    plan = plan_for("qwen3-8b-grpo", gpu_memory_gb=48, check_verl=False)
+    assert plan.ok and plan.memory.fits
+    assert "optimizer offload is needed" in checks(plan)["offload"][0]
+    without = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.megatron.optimizer_offload=false",
+                       gpu_memory_gb=48, check_verl=False)
+    assert not without.memory.fits
+    [message] = checks(without)["memory"]
+    assert "GiB per GPU but a GPU has 48 GiB" in message
+    assert "set actor_rollout_ref.actor.megatron.optimizer_offload=true" in message
+
+
+def test_qwen3_0_6b_on_two_24gb_gpus_fits():
+    plan = plan_for("qwen3-0.6b-grpo", gpu_memory_gb=24, check_verl=False)
+    assert plan.memory.fits and plan.memory.peak.total < 24
+    assert "memory" not in checks(plan) and "offload" not in checks(plan)
+
+
+def test_memory_overflow_can_be_downgraded():
+    plan = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.megatron.optimizer_offload=false",
+                    gpu_memory_gb=48, check_verl=False, memory_is_error=False)
+    assert plan.ok and any(f.check == "memory" and f.level == "warning" for f in plan.findings)
