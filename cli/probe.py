@@ -20,7 +20,7 @@ DEFAULT_LIMIT = 50
 
 
 def register(sub) -> None:
-    from rewards.probe import ATTACK_NAMES
+    from rewards.probe import ATTACK_NAMES, BOMB_GOLDS
 
     from .score import _add_format_and_shaping
     from rewards.settings import GSM8K_MODES
@@ -41,6 +41,9 @@ def register(sub) -> None:
                    help="built-in gold set to use without --file (default: gsm8k for GSM8K names, else math)")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                    help=f"golds per data_source taken from --file (default {DEFAULT_LIMIT}; 0: all)")
+    p.add_argument("--bomb-golds", type=int, default=BOMB_GOLDS,
+                   help=f"golds per data_source the sympy bombs run against (default {BOMB_GOLDS}; each "
+                        "bomb may take up to the scoring deadline)")
     p.add_argument("--max-reward", type=float, default=0.0,
                    help="the bound: fail when an attack's mean reward exceeds it (default 0)")
     p.add_argument("--attacks", help="comma-separated attacks to run (default: all)")
@@ -70,6 +73,8 @@ def run(args) -> int:
         raise CommandError("--attacks/--skip left no attack to run")
     if args.limit < 0:
         raise CommandError("--limit must be 0 (all) or a positive number of golds")
+    if args.bomb_golds < 1:
+        raise CommandError("--bomb-golds must be at least 1 (use --skip sympy_bomb to leave the bombs out)")
     reward_kwargs = {k: v for k, v in settings_from(args).items() if v is not None}
     try:
         make_settings({}, reward_kwargs)  # a bad setting is a one-line error, before any scoring
@@ -77,7 +82,8 @@ def run(args) -> int:
         raise CommandError(str(exc)) from None
     targets, notes = load_targets(args)
     try:
-        boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs)
+        boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs,
+                       bomb_golds=args.bomb_golds)
     except UnknownDataSourceError as exc:
         raise CommandError(str(exc)) from None
     for board in boards:

@@ -453,7 +453,10 @@ def format_scoreboard(board: Scoreboard, max_example: int = 160) -> str:
             lines.append(f"       response: {text!r}")
     for note in board.notes:
         lines.append(f"  note: {note}")
-    lines.append(("  FAIL: " + "; ".join(failures)) if failures else
-                 "  PASS: no attack earns more than the bound")
+    if failures:
+        lines.append(f"  FAIL ({len(failures)}):")
+        lines.extend(f"    - {f}" for f in failures)
+    else:
+        lines.append("  PASS: no attack earns more than the bound")
     return "\n".join(lines)
 
