@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .numbers import format_number, parse_number
+from .registry import UnknownDataSourceError
 
 ScoreFn = Callable[..., Any]
 """verl's reward-function signature: `fn(data_source=, solution_str=, ground_truth=, extra_info=, **kw)`."""
@@ -417,10 +418,9 @@ def _score_one(score_fn: ScoreFn, target: Target, response: str, kwargs: Mapping
     try:
         raw = score_fn(data_source=target.data_source, solution_str=response,
                        ground_truth=target.ground_truth, extra_info=extra, **kwargs)
-    except Exception as exc:
-        from .registry import UnknownDataSourceError
-        if isinstance(exc, UnknownDataSourceError):
-            raise
+    except UnknownDataSourceError:
+        raise
+    except Exception as exc:  # a raising scorer is a finding: in verl it stops the training step
         return 0.0, "", "error", time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
     if isinstance(raw, Mapping):
