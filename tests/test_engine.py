@@ -15,6 +15,16 @@ from rewards.engine.config import EngineConfig, from_env
 from tests.helpers import engine_funcs as f
 
 
+def live_pids(count=2, within=10.0):
+    """The pool's worker pids once `count` are alive (replacements start in the background)."""
+    end = time.monotonic() + within
+    while True:
+        pids = engine._get_pool().pids()
+        if len(pids) == count or time.monotonic() > end:
+            return pids
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def small_pool():
     engine.configure(workers=2, memory_mb=512, inline=False)
@@ -37,16 +47,17 @@ def test_a_call_past_its_deadline_times_out_promptly_and_the_pool_recovers():
     assert info.value.timeout == 0.5
     # the pool still has two working processes
     assert call_bounded(f.add, 1, 1, timeout=30) == 2
-    assert len(engine._get_pool().pids()) == 2
+    assert len(live_pids()) == 2
 
 
 def test_the_stuck_worker_is_killed_and_replaced():
-    before = set(engine._get_pool().pids())
+    before = set(live_pids())
     with pytest.raises(WorkerTimeout):
         call_bounded(f.sleep_then, 30, None, timeout=0.3)
-    after = set(engine._get_pool().pids())
+    after = set(live_pids())
     assert len(after) == 2 and len(before - after) == 1
     dead = (before - after).pop()
+    time.sleep(0.2)  # reaped in the background
     with pytest.raises(ProcessLookupError):
         os.kill(dead, 0)
 
@@ -172,7 +183,7 @@ def test_inline_mode_runs_in_process_for_debugging():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_gets_its_own_pool():
     call_bounded(f.add, 1, 1, timeout=30)
-    parent_pids = engine._get_pool().pids()
+    parent_pids = live_pids()
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child
@@ -189,7 +200,7 @@ def test_a_forked_child_gets_its_own_pool():
 
 def test_shutdown_stops_every_worker():
     call_bounded(f.add, 1, 1, timeout=30)
-    pids = engine._get_pool().pids()
+    pids = live_pids()
     engine.shutdown()
     time.sleep(0.2)
     for pid in pids:

@@ -17,8 +17,9 @@ ENV_PRELOAD = "REWARDS_WORKER_PRELOAD"
 ENV_INLINE = "REWARDS_ENGINE_INLINE"
 
 DEFAULT_MEMORY_MB = 1024
-DEFAULT_PRELOAD = ("sympy", "latex2sympy2_extended")
-"""What symbolic checks need; imported in ~1.5 s when a worker starts rather than inside a deadline."""
+DEFAULT_PRELOAD = ("sympy", "latex2sympy2_extended", "rewards.math.symbolic")
+"""What the MATH scorer's symbolic check needs (its import also loads the LaTeX grammar): ~2 s of
+start-up per worker, paid when the worker starts rather than inside a deadline."""
 STARTUP_TIMEOUT = 120.0
 """Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
 

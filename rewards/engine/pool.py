@@ -212,13 +212,27 @@ class WorkerPool:
         worker.kill()
 
     def _replace(self, worker: _Worker) -> None:
-        worker.kill()
+        """Kill a worker now; reap it and start its replacement in the background, so the caller
+        gets its WorkerTimeout/WorkerCrashed at the deadline, not after a process start."""
+        try:
+            worker.process.kill()
+        except OSError:
+            pass
         with self._cond:
             self._live.discard(worker)
-            if self._closed:
-                return
-            self.stats.restarts += 1
-        self._add_worker()
+            restart = not self._closed
+            if restart:
+                self.stats.restarts += 1
+        threading.Thread(target=self._reap_and_restart, args=(worker, restart),
+                         name="rewards-worker-restart", daemon=True).start()
+
+    def _reap_and_restart(self, worker: _Worker, restart: bool) -> None:
+        worker.kill()
+        if restart:
+            try:
+                self._add_worker()
+            except OSError as exc:  # cannot start a process now; the next call will say so
+                log.warning("rewards: could not start a replacement worker: %s", exc)
 
     def _add_worker(self) -> None:
         with self._cond:
