@@ -24,6 +24,7 @@ ValueEq = Callable[[str, str], Tri]
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _FRAC = re.compile(rf"([-+]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}")
 _MIXED = re.compile(r"([-+]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}")
+_POWER = re.compile(r"(-?\d+)\^(?:\{(-?\d+)\}|(\d))")
 _REPEATING = re.compile(r"([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}")
 _SYMBOL = re.compile(r"(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-zA-Z]\))?")
 _CHOICE = re.compile(r"\(?([A-E])\)?")
@@ -32,6 +33,7 @@ _WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
 _LONG_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
+@lru_cache(maxsize=16384)
 def fast_equal(pred: str, gold: str) -> Tri:
     """The fast-path verdict on two normalised answers: True, False, or None (ask sympy)."""
     if pred == gold:
@@ -106,12 +108,16 @@ def fast_value_eq(pred: str, gold: str) -> Tri:
 @lru_cache(maxsize=16384)
 def exact_value(text: str) -> Fraction | None:
     """The exact value of a plain number: `-3`, `2.50`, `7/4`, `\\frac{-1}{2}`, `2\\frac{1}{2}`
-    (a mixed number), `0.\\overline{3}`; None for anything else."""
+    (a mixed number), `0.\\overline{3}`, `2^{8}` (small integer powers); None for anything else."""
     if len(text) > 200 or "!" in text:  # `3!` is a factorial, not an exclaimed 3
         return None
     value = parse_number(text)
-    if value is not None or "\\" not in text:
+    if value is not None:
         return value
+    if "^" in text:
+        return _power(text)
+    if "\\" not in text:
+        return None
     m = _FRAC.fullmatch(text)
     if m:
         num, den = Fraction(m.group(2)), Fraction(m.group(3))
@@ -132,6 +138,18 @@ def exact_value(text: str) -> Fraction | None:
             + Fraction(int(cycle), (10 ** len(cycle) - 1) * 10 ** len(fixed))
         return -value if m.group(1) == "-" else value
     return None
+
+
+def _power(text: str) -> Fraction | None:
+    """`2^{8}`, `10^6`, `2^{-3}`: small exact integer powers (`-2^{2}` is -(2^2), as in LaTeX)."""
+    m = _POWER.fullmatch(text)
+    if not m:
+        return None
+    base, exponent = int(m.group(1)), int(m.group(2) or m.group(3))
+    if abs(exponent) > 64 or abs(base) > 10**6 or (base == 0 and exponent < 0):
+        return None
+    value = Fraction(abs(base)) ** exponent
+    return -value if base < 0 else value
 
 
 def is_symbol(text: str) -> bool:

@@ -98,15 +98,15 @@ def matching_brace(text: str, open_at: int) -> int:
     return -1
 
 
-def boxed_answer(text: str) -> tuple[str | None, bool]:
+def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
     """The final boxed answer and whether any box command was seen.
 
     Boxes that stand side by side with only separators between them are one answer
     (`\\boxed{3}, \\boxed{5}` and `\\boxed{3} \\boxed{5}` are the list `3, 5`, so boxing every
     option is a list, never a hit); any words in between end the answer, so a self-correction
-    never merges with what it corrects.
+    never merges with what it corrects. `box` is `last_box(text)` when the caller has it already.
     """
-    box = last_box(text)
+    box = box or last_box(text)
     if box is None:
         return None, False
     if box.content is None:

@@ -9,6 +9,7 @@ stays a decimal. The result is `pred` in the scorer's result and the input of ev
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .extract import matching_brace
 
@@ -18,6 +19,7 @@ _UNICODE = {
     "\u221a": "\\sqrt", "\u00b0": "^\\circ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
     "\u222a": "\\cup ", "\u2229": "\\cap ", "\u00bd": "1/2",
 }
+_PLAIN_NUMBER = re.compile(r"-?(?:[1-9]\d{0,2}|0)(?:\.\d*[1-9])?|-?[1-9]\d{3,}")
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 
 # Math-mode delimiters and commands that only change how an answer looks.
@@ -66,8 +68,12 @@ _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 
 
+@lru_cache(maxsize=16384)
 def normalize(answer: str) -> str:
-    """The canonical spelling of an extracted answer (see the module docstring for the rules)."""
+    """The canonical spelling of an extracted answer (see the module docstring for the rules).
+    Cached: a GRPO group repeats answers, and a plain number skips the rewriting entirely."""
+    if _PLAIN_NUMBER.fullmatch(answer):
+        return answer
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], answer)
     s = _unwrap_box(s.strip())
     s = _DELIMITERS.sub(" ", s)

@@ -90,7 +90,7 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
     if statement is not None and (box is None or statement[1] > box.start):
         return statement[0], ""
     if box is not None:
-        content, _ = boxed_answer(region)
+        content, _ = boxed_answer(region, box)
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
         return content, ""
@@ -166,11 +166,20 @@ def load_function(module: str, name: str) -> Any:
 SYMBOLIC_VERDICT = WorkerFunction("rewards.math.symbolic", "symbolic_verdict")
 
 
+@lru_cache(maxsize=8192)
+def symbolic_verdict_bounded(pred: str, gold: str, timeout: float) -> str:
+    """The worker's verdict, remembered: a GRPO group often repeats an answer, and a verdict on the
+    same pair never changes. Timeouts and crashes raise, so they are never remembered."""
+    from ..engine import call_bounded
+
+    return call_bounded(SYMBOLIC_VERDICT, pred, gold, timeout=timeout)
+
+
 def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Result:
-    from ..engine import EngineError, WorkerCrashed, WorkerError, WorkerTimeout, call_bounded
+    from ..engine import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
 
     try:
-        verdict = call_bounded(SYMBOLIC_VERDICT, pred, gold, timeout=settings.timeout)
+        verdict = symbolic_verdict_bounded(pred, gold, float(settings.timeout))
     except WorkerTimeout:
         return failed(Verdict.TIMEOUT, f"symbolic check passed its {settings.timeout:g}s deadline", shown)
     except WorkerCrashed as exc:
