@@ -8,7 +8,7 @@ import sys
 from importlib import import_module
 
 # Module names under cli/, in the order `rewards --help` lists them.
-COMMANDS = ["score", "list_scorers", "prepare", "validate", "probe", "report", "train"]
+COMMANDS = ["score", "list_scorers", "prepare", "validate", "probe", "report", "train", "merge"]
 
 
 def build_parser() -> argparse.ArgumentParser:
