@@ -36,7 +36,7 @@ def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str |
     body = list(argv) + ['"$@"']
     if ray_address:
         body = ["ray", "job", "submit", "--address", ray_address, "--", *body]
-        first = 8
+        first = 9
     else:
         first = 3
     quoted = [shlex.quote(a) if a != '"$@"' else a for a in body]

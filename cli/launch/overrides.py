@@ -52,7 +52,9 @@ def hydra_value(value: Any) -> str:
     text = str(value)
     if _PLAIN.match(text) and not _TYPED.match(text):
         return text
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    # Hydra quoted strings: a quote is escaped, and so are backslashes right before a quote or the end.
+    body = re.sub(r"(\\*)('|$)", lambda m: m.group(1) * 2 + ("\\'" if m.group(2) else ""), text)
+    return "'" + body + "'"
 
 
 def parse_override(text: str, source: str = "cli") -> Override:

@@ -1,0 +1,105 @@
+"""`rewards train` from the command line: dry run, script emission, JSON, refusal to launch a bad plan."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli.launch.command import local_argv, ray_submit_argv, render_command
+from cli.main import main
+
+pytest.importorskip("verl")
+pytestmark = pytest.mark.verl
+
+BASE = ["train", "qwen3-0.6b-grpo", "--skip-data-check"]
+
+
+def test_list_presets(capsys):
+    assert main(["train", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("qwen3-0.6b-grpo", "qwen3-0.6b-drgrpo", "qwen3-8b-grpo", "qwen2.5-0.5b-ppo", "qwen2.5-vl-3b-geo3k-grpo"):
+        assert name in out
+
+
+def test_dry_run_prints_plan_and_one_override_per_line(capsys):
+    assert main([*BASE, "--dry-run", "data.train_batch_size=8", "--nnodes", "1", "trainer.total_epochs=3"]) == 0
+    out = capsys.readouterr().out
+    assert "Plan for preset qwen3-0.6b-grpo" in out and "peak: rollout" in out
+    command = out.split("Command:\n", 1)[1].strip().splitlines()
+    assert command[0] == "python3 -m verl.trainer.main_ppo \\"
+    assert "    model_engine=megatron \\" in command
+    assert "    data.train_batch_size=8 \\" in command            # replaced in place, once
+    assert sum("data.train_batch_size=" in line for line in command) == 1
+    assert command[-1].strip() == "reward.custom_reward_function.name=compute_score" or \
+        command[-1].strip() == "trainer.total_epochs=3"
+    assert all(line.endswith(" \\") for line in command[:-1])
+
+
+def test_emit_writes_an_executable_script(tmp_path, capsys):
+    script = tmp_path / "run.sh"
+    assert main([*BASE, "--emit", str(script), "trainer.total_epochs=2"]) == 0
+    text = script.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert os.stat(script).st_mode & stat.S_IXUSR
+    assert "reward.custom_reward_function.path=pkg://rewards.verl" in text
+    assert "trainer.total_epochs=2" in text and '"$@"' in text
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+
+
+def test_emit_for_a_ray_cluster(tmp_path):
+    script = tmp_path / "submit.sh"
+    assert main([*BASE, "--emit", str(script), "--ray-address", "http://head:8265"]) == 0
+    text = script.read_text()
+    assert "ray job submit --address http://head:8265 -- python3 -m verl.trainer.main_ppo" in text
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+
+
+def test_a_bad_plan_is_not_launched_or_written(tmp_path, capsys):
+    script = tmp_path / "run.sh"
+    code = main([*BASE, "--emit", str(script), "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=3"])
+    assert code == 2
+    captured = capsys.readouterr()
+    assert "error: TP 3 does not divide the model's 16 attention heads" in captured.out
+    assert "not launched" in captured.err
+    assert not script.exists()
+
+
+def test_json_plan(capsys):
+    assert main([*BASE, "--json", "--dry-run", "--gpu-memory-gb", "24"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["ok"] and plan["memory"]["fits"] and plan["parallel"]["dp"] == 1
+    assert plan["command"][:3] == ["python3", "-m", "verl.trainer.main_ppo"]
+
+
+def test_unknown_preset(capsys):
+    assert main(["train", "qwen3-0.6b-grpp"]) == 2
+    assert "did you mean qwen3-0.6b-grpo" in capsys.readouterr().err
+
+
+def test_not_an_override(capsys):
+    assert main([*BASE, "--dry-run", "~"]) == 2
+
+
+def test_launch_refuses_a_machine_with_too_few_gpus(tmp_path, monkeypatch, capsys):
+    """Only the GPUs are faked: an nvidia-smi that lists one GPU, for a run that needs two per node."""
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA L4 (UUID: GPU-0)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    assert main(BASE) == 2
+    assert "this machine has 1 GPU(s) but the run asks for trainer.n_gpus_per_node=2" in capsys.readouterr().err
+
+
+def test_command_helpers():
+    argv = ["python3", "-m", "verl.trainer.main_ppo", "a=1", "trainer.logger=[console]"]
+    assert render_command(argv) == "python3 -m verl.trainer.main_ppo \\\n    a=1 \\\n    'trainer.logger=[console]'"
+    assert local_argv(argv)[0] == sys.executable
+    assert ray_submit_argv("http://h:8265", argv, no_wait=True)[:7] == \
+        ["ray", "job", "submit", "--address", "http://h:8265", "--no-wait", "--"]
