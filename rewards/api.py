@@ -42,13 +42,14 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
     Fast-path answers are judged in this process; sympy-bound checks go to the engine's worker
     pool, and `threads` (default: pool workers + 1) keep those workers busy meanwhile.
     """
-    from .engine.batch import map_ordered
+    from .engine.batch import map_ordered, round_robin
 
     samples = list(samples)
     entries = {s.data_source: get_scorer(s.data_source) for s in samples}
     settings = {name: make_settings(e.defaults, kwargs) for name, e in entries.items()}
+    order = round_robin([(s.data_source, str(s.ground_truth)) for s in samples])
     return map_ordered(lambda s: judge(entries[s.data_source], s.response, s.ground_truth,
-                                       s.extra_info, settings[s.data_source]), samples, threads)
+                                       s.extra_info, settings[s.data_source]), samples, threads, order)
 
 
 async def score_batch_async(samples: Iterable[Sample], *, threads: int | None = None,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from rewards import Sample, compute_score, engine, register_scorer, score_batch, score_batch_async
-from rewards.engine.batch import map_ordered
+from rewards.engine.batch import map_ordered, round_robin
 from tests.helpers.engine_funcs import bounded_scorer
 
 SOURCE = "test/engine-bounded"
@@ -28,6 +28,8 @@ def pool_and_scorer():
 @hsettings(max_examples=40, deadline=None)
 def test_map_ordered_keeps_input_order(items, threads):
     assert map_ordered(lambda x: x * 2, items, threads) == [x * 2 for x in items]
+    order = round_robin([x % 3 for x in items])
+    assert map_ordered(lambda x: x * 2, items, threads, order) == [x * 2 for x in items]
 
 
 def test_map_ordered_spreads_slow_items_over_threads():
@@ -84,6 +86,11 @@ def _mixed_calls():
             calls.append(("openai/gsm8k", f"so the total is #### {i % 9}", str(i % 4)))
         else:
             calls.append(("openai/gsm8k", f"She has {i} apples.\n#### {i:,}", str(i)))
+        # MATH: fast-path answers and answers only sympy can settle (run in the workers)
+        k = i % 6 + 2
+        calls.append(("lighteval/MATH", f"So $\\boxed{{\\frac{{{k}}}{{{2 * k}}}}}$.", "\\frac{1}{2}"))
+        calls.append(("lighteval/MATH", f"Thus $\\boxed{{\\sqrt{{{k * k * 2}}}}}$.", f"{k}\\sqrt{{2}}"))
+        calls.append(("lighteval/MATH", f"Thus $\\boxed{{(x+{k})(x-1)}}$.", f"x^2+{k - 1}x-{k + (i % 2)}"))
     return calls
 
 
@@ -107,6 +114,21 @@ def test_compute_score_from_16_threads_equals_sequential_calls():
         threaded[k::16] = part
     assert threaded == sequential
     assert {r["verdict"] for r in sequential} == {"correct", "wrong"}
+    math = [r["verdict"] for c, r in zip(calls, sequential) if c[0] == "lighteval/MATH"]
+    assert math.count("correct") > math.count("wrong") > 0
+
+
+def test_score_batch_equals_sequential_compute_score():
+    calls = _mixed_calls()
+    sequential = [compute_score(*c, timeout=10) for c in calls]
+    batched = score_batch([Sample(*c) for c in calls], timeout=10, threads=4)
+    assert [r.to_dict() for r in batched] == sequential
+
+
+def test_round_robin_takes_one_of_each_gold_before_repeats():
+    keys = ["a"] * 3 + ["b"] * 2 + ["c"]
+    assert round_robin(keys) == [0, 3, 5, 1, 4, 2]
+    assert sorted(round_robin(keys)) == list(range(6))
 
 
 def test_score_batch_async_does_not_block_the_event_loop():

@@ -10,7 +10,7 @@ workers plus one: enough to keep every worker busy and the caller's core too.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Hashable, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,17 +26,35 @@ def default_threads() -> int:
     return 1 if config.inline else config.workers + 1
 
 
-def map_ordered(fn: Callable[[T], R], items: Sequence[T], threads: int | None = None) -> list[R]:
+def round_robin(keys: Sequence[Hashable]) -> list[int]:
+    """Indices ordered first occurrence of every key, then second occurrences, and so on.
+
+    A GRPO batch holds each prompt's n responses side by side, and they often share an answer;
+    taken in this order, threads work on different golds at the same time, so a repeated check
+    finds the first one's cached verdict instead of running again concurrently.
+    """
+    seen: dict[Hashable, int] = {}
+    ranks = []
+    for key in keys:
+        rank = seen.get(key, 0)
+        seen[key] = rank + 1
+        ranks.append(rank)
+    return sorted(range(len(keys)), key=ranks.__getitem__)
+
+
+def map_ordered(fn: Callable[[T], R], items: Sequence[T], threads: int | None = None,
+                order: Iterable[int] | None = None) -> list[R]:
     """[fn(x) for x in items], computed by up to `threads` threads pulling the next item as they
-    free up (one slow item never holds up a fixed share of the batch). The first exception raised
-    by fn is re-raised after the other threads stop taking work."""
+    free up (one slow item never holds up a fixed share of the batch), in `order` if given.
+    Results are always in input order. The first exception raised by fn is re-raised after the
+    other threads stop taking work."""
     n = len(items)
     threads = default_threads() if threads is None else threads
     if threads <= 1 or n < MIN_PARALLEL:
         return [fn(x) for x in items]
     results: list = [None] * n
     lock = threading.Lock()
-    cursor = iter(range(n))
+    cursor = iter(range(n) if order is None else order)
     failure: list[BaseException] = []
 
     def drain() -> None:
