@@ -103,3 +103,22 @@ def test_command_helpers():
     assert local_argv(argv)[0] == sys.executable
     assert ray_submit_argv("http://h:8265", argv, no_wait=True)[:7] == \
         ["ray", "job", "submit", "--address", "http://h:8265", "--no-wait", "--"]
+
+
+def test_from_prepare_to_a_checked_dry_run(tmp_path, tokenizer_dir, capsys):
+    """The documented path: `rewards prepare` writes the data, `rewards train --dry-run` checks it."""
+    import shutil
+
+    root = Path(__file__).resolve().parent / "fixtures"
+    assert main(["prepare", str(root / "hub" / "openai" / "gsm8k"), "--out", str(tmp_path / "gsm8k"), "-q"]) == 0
+    model = tmp_path / "Qwen3-0.6B-Base"
+    shutil.copytree(tokenizer_dir, model)
+    shutil.copy(root / "models" / "Qwen3-0.6B-Base" / "config.json", model / "config.json")
+    capsys.readouterr()
+    assert main(["train", "qwen3-0.6b-grpo", "--model", str(model), "--dry-run",
+                 "--train-files", str(tmp_path / "gsm8k" / "train.parquet"),
+                 "--val-files", str(tmp_path / "gsm8k" / "test.parquet")]) == 0
+    out = capsys.readouterr().out
+    assert "data_source openai/gsm8k" in out and "prompt tokens p50" in out
+    assert "Findings: 0 error(s), 0 warning(s)" in out
+    assert f"actor_rollout_ref.model.path={model}" in out

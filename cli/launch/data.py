@@ -82,6 +82,8 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
             findings.append(error("data", f"{raw} has {len(errors) - MAX_LISTED} more problems: "
                                           f"`rewards validate {raw}` lists them all"))
         findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
+        if summary.prompt_tokens.get("note"):
+            findings.append(note("data-length", f"{raw}: {summary.prompt_tokens['note']}"))
         other = [p for p in report.warnings if p.check not in ("length",)]
         if other:
             findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
