@@ -155,6 +155,11 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     if check_gold and registered:
         report.stats["gold"] = _check_golds(found, sources, golds, registered)
 
+    if images is not None and any(images) and _missing_module("qwen_vl_utils"):
+        found.warn("images", None, IMAGE_COLUMN,
+                   "qwen_vl_utils is not installed here: verl's overlong filter "
+                   "(data.filter_overlong_prompts) would silently drop every multimodal row on this machine")
+
     keys = [_prompt_key(p, images[i] if images is not None else None) if usable_prompt[i] else None
             for i, p in enumerate(prompts)]
     report.stats["duplicates"] = _check_duplicates(found, keys, golds, sources)
@@ -418,6 +423,12 @@ def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list
                           "(verl would drop or truncate it)")
         stats.update(max_prompt_length=max_len, overlong=over)
     return stats
+
+
+def _missing_module(name: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(name) is None
 
 
 def _first_line(exc: BaseException) -> str:
