@@ -20,6 +20,9 @@ def _rows(n):
     for i in range(n):
         if i % 97 == 5:
             yield "{not json"
+        elif i % 250 == 7:  # settled by sympy in an engine worker (inside a Ray task with --ray)
+            yield json.dumps({"data_source": "lighteval/MATH", "response": "So $\\boxed{\\sqrt{8}}$.",
+                              "ground_truth": "2\\sqrt{2}"})
         else:
             yield json.dumps({"data_source": "openai/gsm8k", "response": f"Work.\n#### {i % 11}",
                               "ground_truth": str(i % 5)})
@@ -44,6 +47,8 @@ def test_workers_flag_sizes_the_pool_and_every_line_comes_back_in_order(rows_fil
     for i, row in enumerate(rows):
         if i % 97 == 5:
             assert row["verdict"] == "error" and row["error"].startswith(f"line {i + 1}:")
+        elif i % 250 == 7:
+            assert row["verdict"] == "correct" and row["data_source"] == "lighteval/MATH"
         else:
             assert row["response"].endswith(f"#### {i % 11}")
             assert row["verdict"] == ("correct" if i % 11 == i % 5 else "wrong")
@@ -127,3 +132,5 @@ def test_ray_scoring_matches_local_scoring(rows_file, tmp_path):
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     assert spread.read_bytes() == local.read_bytes()
+    assert sum(json.loads(line)["data_source"] == "lighteval/MATH" and json.loads(line)["verdict"] == "correct"
+               for line in spread.read_text().splitlines() if line.startswith("{\"data_source")) == 20
