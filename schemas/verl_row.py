@@ -16,9 +16,10 @@ validation files of different families still share one type.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 REQUIRED_COLUMNS = ("data_source", "prompt", "reward_model")
 RECOMMENDED_COLUMNS = ("ability", "extra_info")
@@ -26,13 +27,26 @@ IMAGE_COLUMN = "images"
 IMAGE_PLACEHOLDER = "<image>"
 ROLES = ("system", "user", "assistant", "tool")
 
-MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
-REWARD_MODEL = pa.struct([("style", pa.string()), ("ground_truth", pa.string())])
-IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+
+
+def __getattr__(name: str):
+    """MESSAGE, REWARD_MODEL and IMAGE arrow types, built on first use: pyarrow costs ~0.25 s to
+    import and the `rewards` command must start fast for the subcommands that never write parquet."""
+    if name not in ("MESSAGE", "REWARD_MODEL", "IMAGE"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import pyarrow as pa
+
+    types = {"MESSAGE": pa.struct([("role", pa.string()), ("content", pa.string())]),
+             "REWARD_MODEL": pa.struct([("style", pa.string()), ("ground_truth", pa.string())]),
+             "IMAGE": pa.struct([("bytes", pa.binary()), ("path", pa.string())])}
+    return types[name]
 
 
 def row_schema(extra_info: pa.DataType | None = None, images: bool = False) -> pa.Schema:
     """The parquet schema of a verl row; `extra_info`'s struct type varies by family."""
+    import pyarrow as pa
+
+    MESSAGE, REWARD_MODEL, IMAGE = __getattr__("MESSAGE"), __getattr__("REWARD_MODEL"), __getattr__("IMAGE")
     fields = [
         pa.field("data_source", pa.string(), nullable=False),
         pa.field("prompt", pa.list_(MESSAGE), nullable=False),
@@ -66,6 +80,8 @@ def make_row(*, data_source: str, prompt: list[dict[str, str]], ground_truth: st
 
 def to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
     """Rows as an arrow table with the verl schema (extra_info's fields inferred from the rows)."""
+    import pyarrow as pa
+
     rows = list(rows)
     extra = pa.array([r["extra_info"] for r in rows]).type if rows else None
     has_images = any(IMAGE_COLUMN in r for r in rows)
