@@ -9,7 +9,7 @@ import pytest
 
 from cli.main import main
 from datasources.pipeline import PrepareError, PrepareOptions, prepare
-from schemas.verl_row import MESSAGE, REWARD_MODEL, row_schema
+from schemas.verl_row import REWARD_MODEL, row_schema
 from tests.conftest import FIXTURES
 
 HUB = FIXTURES / "hub"
