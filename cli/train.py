@@ -133,6 +133,13 @@ def _launch(args, plan, argv) -> int:
     elif found < per_node:
         raise CommandError(f"this machine has {found} GPU(s) but the run asks for trainer.n_gpus_per_node={per_node}: "
                            f"lower --gpus-per-node or launch on a bigger node")
+    from .launch.env import check_environment
+    findings, missing = check_environment(plan.cfg, launching=True)
+    for finding in findings:
+        print(f"rewards train: {finding}", file=sys.stderr)
+    if missing:
+        raise CommandError(f"this machine lacks {', '.join(missing)}, which verl's Megatron path needs to train: "
+                           f"install them here (verl's extras list the tested versions) or use --ray-address")
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)

@@ -275,3 +275,16 @@ def test_memory_overflow_can_be_downgraded():
     plan = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.megatron.optimizer_offload=false",
                     gpu_memory_gb=48, check_verl=False, memory_is_error=False)
     assert plan.ok and any(f.check == "memory" and f.level == "warning" for f in plan.findings)
+
+
+def test_legacy_reward_keys_are_flagged():
+    plan = plan_for("qwen3-0.6b-grpo", "custom_reward_function.path=pkg://rewards.verl", check_verl=False)
+    assert any("ignores the top-level custom_reward_function" in m for m in checks(plan)["reward-wiring"])
+
+
+def test_missing_gpu_software_is_a_note_when_planning():
+    from cli.launch.env import verl_pins
+    plan = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    assert verl_pins().get("megatron-bridge") == "0.5.2"      # read from verl's own package metadata
+    notes = checks(plan).get("versions", [])
+    assert all("needed on the GPU nodes" in n for n in notes)

@@ -122,3 +122,17 @@ def test_from_prepare_to_a_checked_dry_run(tmp_path, tokenizer_dir, capsys):
     assert "data_source openai/gsm8k" in out and "prompt tokens p50" in out
     assert "Findings: 0 error(s), 0 warning(s)" in out
     assert f"actor_rollout_ref.model.path={model}" in out
+
+
+def test_launch_refuses_a_node_without_megatron(tmp_path, monkeypatch, capsys):
+    """Two (fake) GPUs are enough, but this CPU machine has no megatron-core: the launch stops before verl."""
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA L4 (UUID: GPU-0)'\necho 'GPU 1: NVIDIA L4 (UUID: GPU-1)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    from importlib.util import find_spec
+    if find_spec("megatron") is not None:
+        pytest.skip("megatron-core is installed here")
+    assert main(BASE) == 2
+    assert "this machine lacks megatron-core" in capsys.readouterr().err

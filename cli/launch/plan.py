@@ -195,11 +195,27 @@ def make_plan(request: Request) -> Plan:
     out.extend(check_reward(plan.reward_kwargs, sources))
     plan.reward_settings = effective_settings(plan.reward_kwargs, sources)
 
+    from .env import check_environment
+    out.extend(check_environment(cfg, launching=False)[0])
+    _reward_wiring_findings(plan)
+
     if request.check_verl:
         build_model = _local_dir(plan.model, request) is not None and tokenizer_dir(_local_dir(plan.model, request)) is not None
         for problem in verl_config.verl_checks(cfg, build_model=build_model):
             out.append(error("verl", problem))
     return plan
+
+
+def _reward_wiring_findings(plan: Plan) -> None:
+    cfg, out = plan.cfg, plan.findings
+    legacy = cfg.get("custom_reward_function") or {}
+    if any(v is not None for v in legacy.values()):
+        out.append(warning("reward-wiring", "verl 0.9.1's main_ppo ignores the top-level custom_reward_function.*: "
+                                            "write reward.custom_reward_function.* instead"))
+    path = cfg.reward.custom_reward_function.get("path")
+    if path != REWARD_PATH:
+        out.append(warning("reward-wiring", f"reward.custom_reward_function.path is {path!r}, not {REWARD_PATH}: "
+                                            f"this package's scorers and checks do not apply to that reward"))
 
 
 def _local_dir(model: str, request: Request):
