@@ -169,6 +169,23 @@ def test_stats_count_timeouts_and_restarts():
     assert after.restarts == before.restarts + 1
 
 
+def test_preload_imports_modules_and_runs_warm_up_functions_before_ready():
+    default = engine.get_config().preload
+    engine.configure(preload=("tests.helpers.engine_funcs:mark_warm", "no.such.module"))
+    try:
+        engine.warm_up()
+        assert "tests.helpers.engine_funcs" in engine._get_pool()._idle[0].modules
+        assert call_bounded(f.warmed, timeout=10) is True
+    finally:
+        engine.configure(preload=default)
+
+
+def test_the_default_preload_warms_the_math_check():
+    assert "rewards.engine.warmup:symbolic" in engine.EngineConfig().preload
+    from rewards.engine.warmup import symbolic
+    symbolic()  # runs in-process too, without raising
+
+
 def test_inline_mode_runs_in_process_for_debugging():
     engine.configure(inline=True)
     try:

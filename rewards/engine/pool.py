@@ -55,7 +55,7 @@ class _Worker:
             os.close(child_out)
         self.inbox = Connection(self_in, writable=False)
         self.outbox = Connection(self_out, readable=False)
-        self.modules = set(preload)
+        self.modules: set[str] = set()  # filled from the ready message: what actually imported
         self.ready = False
         sys_path = [os.getcwd() if p == "" else p for p in sys.path]
         self.outbox.send(("init", sys_path, tuple(preload)))
@@ -81,6 +81,7 @@ class _Worker:
                                 self.exitcode()) from None
         if reply[0] != "ready":
             raise WorkerCrashed(f"worker sent {reply[0]!r} instead of ready")
+        self.modules.update(reply[2])
         self.ready = True
 
     def exitcode(self, wait: float = 1.0) -> int | None:

@@ -50,12 +50,17 @@ def serve(inbox: Connection, outbox: Connection) -> None:
     kind, sys_path, preload = inbox.recv()
     assert kind == "init", kind
     sys.path[:] = list(sys_path) + [p for p in sys.path if p not in sys_path]
+    loaded = []
     for name in preload:
+        module, _, function = name.partition(":")
         try:
-            import_module(name)
-        except Exception:  # a missing warm-up module only costs time later, when a call needs it
+            imported = import_module(module)
+            loaded.append(module)
+            if function:
+                getattr(imported, function)()
+        except Exception:  # a failed warm-up only costs time later, when a call needs it
             pass
-    outbox.send(("ready", os.getpid()))
+    outbox.send(("ready", os.getpid(), loaded))
     while True:
         try:
             data = inbox.recv_bytes()

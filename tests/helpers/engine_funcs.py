@@ -64,3 +64,15 @@ def bounded_scorer(response, ground_truth, extra_info, settings):
             return failed(Verdict.TIMEOUT, "symbolic check exceeded its deadline", pred=answer)
         return correct(answer) if same else wrong(answer)
     return correct(response) if response == ground_truth else wrong(response)
+
+
+WARMED = False
+
+
+def mark_warm():
+    global WARMED
+    WARMED = True
+
+
+def warmed():
+    return WARMED
