@@ -22,8 +22,7 @@ DEFAULT_LIMIT = 50
 def register(sub) -> None:
     from rewards.probe import ATTACK_NAMES, BOMB_GOLDS
 
-    from .score import _add_format_and_shaping
-    from rewards.settings import GSM8K_MODES
+    from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
         "probe", help="score known reward-hacking responses and fail if any earns reward",
@@ -51,9 +50,7 @@ def register(sub) -> None:
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                    help="import a module that registers scorers first (repeatable)")
     p.add_argument("--json", action="store_true", help="print the scoreboards as JSON")
-    p.add_argument("--mode", dest="gsm8k_mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")
-    p.add_argument("--timeout", type=float, help="per-sample deadline in seconds for symbolic checks")
-    _add_format_and_shaping(p)
+    add_settings_flags(p)
     p.set_defaults(func=run)
 
 
@@ -62,7 +59,7 @@ def run(args) -> int:
     from rewards.probe import format_scoreboard, probe, select_attacks
     from rewards.settings import SettingsError, make_settings
 
-    from .score import settings_from
+    from .settings_flags import settings_from
 
     import_plugins(args.imports)
     try:

@@ -19,9 +19,8 @@ UNLABELLED = "(no data_source)"
 
 
 def register(sub) -> None:
-    from rewards.settings import GSM8K_MODES
 
-    from .score import _add_format_and_shaping
+    from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
         "report", help="write an HTML report of a rollout file's rewards",
@@ -36,9 +35,7 @@ def register(sub) -> None:
                    help="score every row even when the file already carries results")
     p.add_argument("--title", help="page title (default: the input file's name)")
     p.add_argument("--json", action="store_true", help="also print the report's numbers as JSON")
-    p.add_argument("--mode", dest="gsm8k_mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")
-    p.add_argument("--timeout", type=float, help="per-sample deadline in seconds for symbolic checks")
-    _add_format_and_shaping(p)
+    add_settings_flags(p)
     p.set_defaults(func=run)
 
 
@@ -112,7 +109,8 @@ def _score_rows(path: Path, args) -> Iterator[Any]:
     """Every line scored by `rewards score`'s own reader (cli/score.py: score_lines)."""
     from rewards.report import make_row
 
-    from .score import score_lines, settings_from
+    from .score import score_lines
+    from .settings_flags import settings_from
 
     with open(path, encoding="utf-8") as lines:
         for _, row, result in score_lines(lines, args.data_source, settings_from(args)):

@@ -18,6 +18,7 @@ from rewards.result import Verdict, failed
 from schemas.rollouts import RecordError, read_record, write_record
 
 from .main import CommandError
+from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
 
 CHUNK = 2048
@@ -25,8 +26,6 @@ MAX_LISTED_ERRORS = 10
 
 
 def register(sub) -> None:
-    from rewards.settings import GSM8K_MODES
-
     p = sub.add_parser(
         "score", help="score a JSONL file of model responses",
         description="Score each line of a JSONL file. A line needs a response (`response`, "
@@ -35,9 +34,7 @@ def register(sub) -> None:
     p.add_argument("file", help="input JSONL ('-' for standard input)")
     p.add_argument("-o", "--output", help="write every input row with the result keys added ('-' for stdout)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
-    p.add_argument("--mode", dest="gsm8k_mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")
-    p.add_argument("--timeout", type=float, help="per-sample deadline in seconds for symbolic checks")
-    _add_format_and_shaping(p)
+    add_settings_flags(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_engine(p)
     p.set_defaults(func=run)
@@ -51,37 +48,6 @@ def _add_engine(p) -> None:
                    help="spread chunks over a Ray cluster: ADDRESS (e.g. ray://head:10001 or auto), "
                         "or RAY_ADDRESS / a local Ray when no address is given")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-
-
-def _add_format_and_shaping(p) -> None:
-    """Flags for rewards/format.py and rewards/shaping.py; each maps to the setting of the same name."""
-    from rewards.format import FORMAT_MODES, FORMAT_RULES, THINK_PREFILLED
-    from rewards.settings import LENGTH_UNITS
-
-    g = p.add_argument_group("format and shaping (off unless set; see docs/scoring-policy.md)")
-    g.add_argument("--format-rule", choices=FORMAT_RULES, help="format the response must follow")
-    g.add_argument("--format-weight", type=float, help="w in score = (1-w)*acc + w*format, 0..0.5")
-    g.add_argument("--format-mode", choices=FORMAT_MODES, help="strict (default) or lenient format check")
-    g.add_argument("--think-prefilled", choices=THINK_PREFILLED, help="the chat template opened <think> itself")
-    g.add_argument("--max-resp-len", type=int, help="maximum response length (verl's data.max_response_length)")
-    g.add_argument("--overlong-buffer-len", type=int, help="DAPO soft overlong buffer length (0: off)")
-    g.add_argument("--overlong-penalty-factor", type=float, help="DAPO overlong penalty at max-resp-len")
-    g.add_argument("--length-penalty", type=float, help="linear length penalty coefficient (0: off)")
-    g.add_argument("--repetition-penalty", type=float, help="penalty for a fully repeated response (0: off)")
-    g.add_argument("--repetition-ngram", type=int, help="word n-gram size for the repetition share")
-    g.add_argument("--length-unit", choices=LENGTH_UNITS, help="count response length in tokens or chars")
-    g.add_argument("--length-tokenizer", help="tokenizer path to count response tokens")
-
-
-FORMAT_AND_SHAPING = ("format_rule", "format_weight", "format_mode", "think_prefilled", "max_resp_len",
-                      "overlong_buffer_len", "overlong_penalty_factor", "length_penalty",
-                      "repetition_penalty", "repetition_ngram", "length_unit", "length_tokenizer")
-
-
-def settings_from(args) -> dict[str, Any]:
-    """The scoring settings given on the command line (unset flags leave registered defaults)."""
-    return {"gsm8k_mode": args.gsm8k_mode, "timeout": args.timeout,
-            **{name: getattr(args, name, None) for name in FORMAT_AND_SHAPING}}
 
 
 def run(args) -> int:
