@@ -235,3 +235,46 @@ def test_configuration_from_the_environment():
         from_env(EngineConfig(), {"REWARDS_WORKERS": "many"})
     with pytest.raises(ValueError):
         EngineConfig(workers=0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote needs fork")
+class TestZygote:
+    """Workers are forked from a prepared zygote, so a killed worker is replaced in milliseconds."""
+
+    def test_workers_are_children_of_the_zygote(self):
+        import psutil
+        engine.warm_up()
+        pool = engine._get_pool()
+        assert pool._zygote is not None and pool._zygote.alive
+        for pid in live_pids():
+            assert psutil.Process(pid).ppid() == pool._zygote.process.pid
+
+    def test_a_replacement_is_ready_almost_at_once(self):
+        engine.configure(workers=1)
+        try:
+            engine.warm_up()
+            with pytest.raises(WorkerTimeout):
+                call_bounded(f.spin, 30, timeout=0.3)
+            start = time.monotonic()
+            assert call_bounded(f.add, 2, 2, timeout=10) == 4
+            assert time.monotonic() - start < 1.0  # a fresh interpreter would need ~2 s for sympy
+        finally:
+            engine.configure(workers=2)
+
+    def test_the_zygote_exits_with_the_pool(self):
+        engine.warm_up()
+        zygote = engine._get_pool()._zygote.process
+        engine.shutdown()
+        assert zygote.wait(5) is not None
+
+    def test_without_the_zygote_workers_start_on_their_own(self):
+        engine.warm_up()
+        pool = engine._get_pool()
+        pool._zygote.process.kill()
+        pool._zygote.process.wait()
+        for _ in range(3):  # whatever the zygote's state, calls keep working
+            with pytest.raises(WorkerTimeout):
+                call_bounded(f.spin, 30, timeout=0.2)
+            assert call_bounded(f.add, 1, 2, timeout=60) == 3
+        assert not pool._zygote.alive
+        engine.shutdown()

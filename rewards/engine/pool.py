@@ -3,12 +3,14 @@
 Why not multiprocessing/concurrent.futures: their fork start method is unsafe in the threaded
 processes verl runs reward functions in (Ray actors), and their spawn/forkserver methods re-import
 the caller's `__main__` in every worker (in verl that is the trainer or Ray's worker script) and
-refuse to start children from daemonic processes. Each worker here is a fresh
-`python -m rewards.engine.worker` talking over two private pipes, so it starts the same way from
-threads, asyncio executors, Ray actors or a plain script; a call that overruns its deadline gets
-its worker killed (SIGKILL via Popen.kill; no `signal` handlers anywhere) and a replacement started
-in the background. Deadlines cover the call only: worker start-up and module imports happen before
-the clock starts.
+refuse to start children from daemonic processes. Here a fresh interpreter, the zygote
+(`python -m rewards.engine.zygote`), imports and warms up once and forks each worker on request
+(milliseconds); where fork is unavailable, or the zygote is gone, a worker is a fresh
+`python -m rewards.engine.worker`. Either way a worker talks over two private pipes, so the pool
+starts the same way from threads, asyncio executors, Ray actors or a plain script. A call that
+overruns its deadline gets its worker killed (SIGKILL; no signal handlers anywhere) and a
+replacement started in the background. Deadlines cover the call only: worker start-up and module
+imports happen before the clock starts.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import threading
@@ -28,37 +31,175 @@ from .stats import PoolStats
 
 log = logging.getLogger("rewards")
 
-# The directory holding `rewards/`, put on the worker's PYTHONPATH so `-m rewards.engine.worker` resolves.
+# The directory holding `rewards/`, put on the worker's PYTHONPATH so `-m rewards.engine.*` resolves.
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_SIGKILL = 9
+"""POSIX SIGKILL, sent to a zygote-forked worker past its deadline (Popen.kill sends the same to
+the others). Sending it is the only use of signals here; no handler is ever installed."""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _sys_path() -> list[str]:
+    return [os.getcwd() if p == "" else p for p in sys.path]
+
+
+def _start(module: str, fds: tuple[int, ...], *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *map(str, fds), *args], pass_fds=fds, env=_env(),
+        stdin=subprocess.DEVNULL,
+        start_new_session=True)  # a terminal's Ctrl-C goes to the caller, which shuts us down
+
+
+class _Popened:
+    """A worker process started on its own (`python -m rewards.engine.worker`)."""
+
+    def __init__(self, popen: subprocess.Popen):
+        self.popen = popen
+        self.pid = popen.pid
+
+    def kill(self) -> None:
+        try:
+            self.popen.kill()
+        except OSError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        try:
+            return self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+class _Forked:
+    """A worker forked by the zygote: killed by pid, reaped by the zygote (once, on request)."""
+
+    def __init__(self, zygote: "_Zygote", pid: int):
+        self.zygote = zygote
+        self.pid = pid
+        self._reaped = False
+        self._code: int | None = None
+
+    def kill(self) -> None:
+        if not self._reaped and self.zygote.alive:  # unreaped, so the pid is still this worker's
+            try:
+                os.kill(self.pid, _SIGKILL)
+            except OSError:
+                pass
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Only used when the worker must stop anyway: kill it, then collect its exit code."""
+        if not self._reaped:
+            self.kill()
+            self._code = self.zygote.reap(self.pid)
+            self._reaped = True
+        return self._code
+
+
+class ZygoteError(OSError):
+    """The zygote is gone or did not answer; the pool falls back to starting workers directly."""
+
+
+class _Zygote:
+    """The pool's side of `rewards.engine.zygote`: spawn and reap requests, one at a time."""
+
+    def __init__(self, memory_mb: int, preload: tuple[str, ...]):
+        from .zygote import recv_message, send_message
+
+        self._send, self._recv = send_message, recv_message
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = _start("rewards.engine.zygote", (theirs.fileno(),))
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.sock = ours
+        self.alive = True
+        self._ready = False
+        self._lock = threading.Lock()
+        self._send(self.sock, ("init", _sys_path(), tuple(preload), memory_mb))
+
+    def _request(self, message: tuple, fds: list[int] | None = None) -> tuple:
+        with self._lock:
+            if not self.alive:
+                raise ZygoteError("the zygote has exited")
+            try:
+                self.sock.settimeout(STARTUP_TIMEOUT)
+                if not self._ready:
+                    reply, _ = self._recv(self.sock)
+                    if reply[0] != "ready":
+                        raise ZygoteError(f"zygote sent {reply[0]!r} instead of ready")
+                    self._ready = True
+                self._send(self.sock, message, fds)
+                reply, _ = self._recv(self.sock)
+                return reply
+            except (OSError, EOFError) as exc:
+                self.alive = False
+                raise ZygoteError(f"the zygote stopped answering: {exc or type(exc).__name__}") from None
+
+    def spawn(self, preload: tuple[str, ...]) -> tuple[int, Connection, Connection]:
+        child_in, self_out = os.pipe()
+        self_in, child_out = os.pipe()
+        try:
+            reply = self._request(("spawn", tuple(preload)), [child_in, child_out])
+        except BaseException:
+            os.close(self_in)
+            os.close(self_out)
+            raise
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        return reply[1], Connection(self_in, writable=False), Connection(self_out, readable=False)
+
+    def reap(self, pid: int) -> int | None:
+        try:
+            return self._request(("reap", pid))[1]
+        except ZygoteError:
+            return None
+
+    def close(self) -> None:
+        with self._lock:
+            self.alive = False
+            self.sock.close()
+        try:
+            self.process.wait(2)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _popen_worker(memory_mb: int, preload: tuple[str, ...]) -> "_Worker":
+    child_in, self_out = os.pipe()
+    self_in, child_out = os.pipe()
+    try:
+        popen = _start("rewards.engine.worker", (child_in, child_out), str(memory_mb), str(os.getpid()))
+    except BaseException:
+        os.close(self_in)
+        os.close(self_out)
+        raise
+    finally:
+        os.close(child_in)
+        os.close(child_out)
+    worker = _Worker(_Popened(popen), Connection(self_in, writable=False), Connection(self_out, readable=False))
+    worker.outbox.send(("init", _sys_path(), tuple(preload)))
+    return worker
 
 
 class _Worker:
     """One worker process and the parent's ends of its two pipes."""
 
-    def __init__(self, memory_mb: int, preload: tuple[str, ...]):
-        child_in, self_out = os.pipe()
-        self_in, child_out = os.pipe()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "rewards.engine.worker",
-                 str(child_in), str(child_out), str(memory_mb), str(os.getpid())],
-                pass_fds=(child_in, child_out), env=env, stdin=subprocess.DEVNULL,
-                start_new_session=True)  # a terminal's Ctrl-C goes to the caller, which shuts us down
-        except BaseException:
-            for fd in (self_in, self_out):
-                os.close(fd)
-            raise
-        finally:
-            os.close(child_in)
-            os.close(child_out)
-        self.inbox = Connection(self_in, writable=False)
-        self.outbox = Connection(self_out, readable=False)
+    def __init__(self, process: _Popened | _Forked, inbox: Connection, outbox: Connection):
+        self.process = process
+        self.inbox = inbox
+        self.outbox = outbox
         self.modules: set[str] = set()  # filled from the ready message: what actually imported
         self.ready = False
-        sys_path = [os.getcwd() if p == "" else p for p in sys.path]
-        self.outbox.send(("init", sys_path, tuple(preload)))
 
     def poll_ready(self) -> bool:
         """True once the worker has said `ready` (never blocks)."""
@@ -77,25 +218,19 @@ class _Worker:
         try:
             reply = self.inbox.recv()
         except (EOFError, OSError):
-            raise WorkerCrashed(f"worker exited while starting (exit code {self.exitcode()})",
-                                self.exitcode()) from None
+            code = self.exitcode()
+            raise WorkerCrashed(f"worker exited while starting (exit code {code})", code) from None
         if reply[0] != "ready":
             raise WorkerCrashed(f"worker sent {reply[0]!r} instead of ready")
         self.modules.update(reply[2])
         self.ready = True
 
     def exitcode(self, wait: float = 1.0) -> int | None:
-        try:
-            return self.process.wait(wait)
-        except subprocess.TimeoutExpired:
-            return None
+        return self.process.wait(wait)
 
     def kill(self) -> None:
         """Stop the process now and reap it; safe to call twice."""
-        try:
-            self.process.kill()
-        except OSError:
-            pass
+        self.process.kill()
         self.process.wait()
         self.close_pipes()
 
@@ -120,8 +255,29 @@ class WorkerPool:
         self._idle: list[_Worker] = []
         self._live: set[_Worker] = set()
         self._closed = False
+        self._zygote = self._start_zygote()
         for _ in range(config.workers):
             self._add_worker()
+
+    def _start_zygote(self) -> _Zygote | None:
+        if not (hasattr(os, "fork") and hasattr(socket, "send_fds")):
+            return None  # not POSIX: every worker starts on its own
+        try:
+            return _Zygote(self._memory_mb, tuple(self._preload))
+        except OSError as exc:
+            log.warning("rewards: no zygote (%s); workers will start on their own, ~2 s each", exc)
+            return None
+
+    def _launch(self, preload: tuple[str, ...]) -> _Worker:
+        """A new worker: forked by the zygote when it is there, else started on its own."""
+        zygote = self._zygote
+        if zygote is not None and zygote.alive:
+            try:
+                pid, inbox, outbox = zygote.spawn(preload)
+                return _Worker(_Forked(zygote, pid), inbox, outbox)
+            except ZygoteError as exc:
+                log.warning("rewards: %s; starting workers on their own from now on", exc)
+        return _popen_worker(self._memory_mb, preload)
 
     # -- borrowing -------------------------------------------------------------------------
 
@@ -164,8 +320,8 @@ class WorkerPool:
         try:
             reply = worker.inbox.recv()
         except (EOFError, OSError):
+            code = worker.exitcode()
             worker.kill()
-            code = worker.process.returncode
             with self._cond:
                 self.stats.crashes += 1
             raise WorkerCrashed(f"worker died during the call (exit code {code})", code) from None
@@ -238,7 +394,7 @@ class WorkerPool:
     def _add_worker(self) -> None:
         with self._cond:
             preload = tuple(self._preload)
-        worker = _Worker(self._memory_mb, preload)
+        worker = self._launch(preload)
         with self._cond:
             if self._closed:
                 closing = True
@@ -288,11 +444,10 @@ class WorkerPool:
             except OSError:
                 pass
         for worker in idle:
-            try:
-                worker.process.wait(wait)
-            except subprocess.TimeoutExpired:
-                pass
+            worker.process.wait(wait)
             worker.kill()
+        if self._zygote is not None:
+            self._zygote.close()
 
     @property
     def size(self) -> int:

@@ -46,9 +46,9 @@ def watch_parent(parent_pid: int, every: float = 1.0) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def serve(inbox: Connection, outbox: Connection) -> None:
-    kind, sys_path, preload = inbox.recv()
-    assert kind == "init", kind
+def prepare(sys_path: list[str], preload: tuple[str, ...]) -> list[str]:
+    """Take the caller's sys.path, import the preload modules and run `module:function` warm-ups;
+    the modules that imported."""
     sys.path[:] = list(sys_path) + [p for p in sys.path if p not in sys_path]
     loaded = []
     for name in preload:
@@ -60,7 +60,20 @@ def serve(inbox: Connection, outbox: Connection) -> None:
                 getattr(imported, function)()
         except Exception:  # a failed warm-up only costs time later, when a call needs it
             pass
+    return loaded
+
+
+def serve(inbox: Connection, outbox: Connection) -> None:
+    """A worker started on its own: read `init`, prepare, say `ready`, then run calls."""
+    kind, sys_path, preload = inbox.recv()
+    assert kind == "init", kind
+    loaded = prepare(sys_path, preload)
     outbox.send(("ready", os.getpid(), loaded))
+    run_calls(inbox, outbox)
+
+
+def run_calls(inbox: Connection, outbox: Connection) -> None:
+    """Answer requests one at a time until the input pipe closes."""
     while True:
         try:
             data = inbox.recv_bytes()
@@ -70,6 +83,18 @@ def serve(inbox: Connection, outbox: Connection) -> None:
             outbox.send_bytes(handle(data))
         except MemoryError:
             _out_of_memory(outbox)
+
+
+def run_forked(in_fd: int, out_fd: int, memory_mb: int, loaded: list[str]) -> None:
+    """A worker forked by the zygote (already prepared): cap, say `ready`, run calls."""
+    cap_memory(memory_mb)
+    watch_parent(os.getppid())
+    inbox, outbox = Connection(in_fd, writable=False), Connection(out_fd, readable=False)
+    try:
+        outbox.send(("ready", os.getpid(), loaded))
+        run_calls(inbox, outbox)
+    except MemoryError:
+        os._exit(OOM_EXIT)
 
 
 def handle(data: bytes) -> bytes:
