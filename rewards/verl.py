@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
@@ -48,6 +49,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     A data_source we do not score is delegated to verl's `default_compute_score`; a name that
     neither knows raises `UnknownDataSourceError`, naming the closest registered names.
     """
+    _start_engine_once()
     if not _ours(data_source):
         return _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
     return api.compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
@@ -72,6 +74,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     Every dict has the same keys. Samples for verl's own scorers are judged first, so a name
     that neither we nor verl know raises before our scorers spend time on the batch.
     """
+    _start_engine_once()
     n = len(data_sources)
     if extra_infos is None:
         extra_infos = [None] * n
@@ -92,6 +95,30 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     if any(r is None for r in results):  # pragma: no cover - guards the one-per-sample contract
         raise RuntimeError("compute_score_batch lost a sample; this is a bug in rewards.verl")
     return results  # type: ignore[return-value]
+
+
+_engine_started = False
+
+
+def _start_engine_once() -> None:
+    """Start the worker pool in the background on the first call in this process.
+
+    verl's reward workers live for the whole run; without this the pool would start at the first
+    sympy-bound sample, which would then wait for worker start-up (1-2 s) on top of its deadline.
+    Import stays free of side effects. Two threads racing here both call warm_up: harmless.
+    """
+    global _engine_started
+    if not _engine_started:
+        _engine_started = True
+        threading.Thread(target=_warm_up, name="rewards-warm-up", daemon=True).start()
+
+
+def _warm_up() -> None:
+    try:
+        from .engine import warm_up
+        warm_up()
+    except Exception as exc:  # the pool starts lazily on first use instead
+        log.warning("rewards: background warm-up of the worker pool failed: %s", exc)
 
 
 def _ours(data_source: Any) -> bool:

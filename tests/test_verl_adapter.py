@@ -183,3 +183,20 @@ def test_symbolic_checks_from_threads_use_no_signals(monkeypatch):
         outs = list(pool.map(lambda c: rv.compute_score(data_source="lighteval/MATH", solution_str=c[0],
                                                         ground_truth=c[1], timeout=60), cases))
     assert [o["verdict"] for o in outs] == [c[2] for c in cases]
+
+
+def test_first_call_warms_the_pool_so_a_later_bomb_keeps_its_deadline():
+    """In a fresh process: one fast-path sample, then (workers started meanwhile) a sympy bomb
+    must come back `timeout` within its 1 s deadline plus 0.5 s, not pay worker start-up."""
+    code = r"""
+import time
+from rewards.verl import compute_score
+compute_score("openai/gsm8k", "#### 4", "4")
+time.sleep(10)  # worker start-up takes 1-2.5 s on 2 cores; the first call started it in the background
+start = time.monotonic()
+r = compute_score("lighteval/MATH", r"\boxed{10^{10^{10^{10}}}}", r"7\sqrt{5}", timeout=1.0)
+print(r["verdict"], round(time.monotonic() - start, 2))
+"""
+    out = run_python(code)
+    verdict, seconds = out.stdout.split()
+    assert verdict == "timeout" and float(seconds) < 1.5, out.stdout + out.stderr
