@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,7 +48,6 @@ class PrepareOptions:
     answer_extractor: str = "raw"
     answer_format: str = "boxed"
     keep: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = None) -> dict[str, Any]:
@@ -78,7 +77,10 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
     results: dict[str, list[dict[str, Any]]] = {}
     for out_split, source_split, indices_filter in plan:
         dataset = _undecoded_images(splits[source_split])
-        dataset, indices = select_rows(dataset, limit=opts.limit, seed=opts.seed)
+        try:
+            dataset, indices = select_rows(dataset, limit=opts.limit, seed=opts.seed)
+        except SourceError as exc:
+            raise PrepareError(str(exc)) from exc
         if indices_filter is not None:
             keep = indices_filter(len(indices))
             dataset, indices = dataset.select(keep), [indices[i] for i in keep]

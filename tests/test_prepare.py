@@ -136,6 +136,8 @@ def test_cli_prepare_reports_and_errors(tmp_path, capsys):
     assert main(["prepare", str(HUB / "openai/gsm8k"), "--out", str(tmp_path / "c"), "--family", "table",
                  "--question-field", "question", "--answer-field", "answer"]) == 2
     assert "needs --data-source" in capsys.readouterr().err
+    assert main(["prepare", str(HUB / "openai/gsm8k"), "--out", str(tmp_path / "d"), "--limit", "-1", "-q"]) == 2
+    assert "--limit must be positive, got -1" in capsys.readouterr().err
 
 
 # -- verl 0.9.1 reads what we write -----------------------------------------------------------
