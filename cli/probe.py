@@ -9,9 +9,7 @@ exits 1 when any attack's mean reward exceeds `--max-reward`, so it can gate CI.
 from __future__ import annotations
 
 import json
-import sys
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 from .main import CommandError
@@ -126,63 +124,32 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
     A row that lacks a gold is left out with a note naming it; the others are still probed.
     """
     from rewards.probe import target_from_row
+    from schemas.verl_row import RowFileError, read_rows
 
     targets, skipped = [], []
     per_source: dict[str, int] = {}
-    for where, row in _rows(path):
-        try:
-            target = target_from_row(row, where, data_sources[0] if data_sources and len(data_sources) == 1 else None)
-        except ValueError as exc:
-            skipped.append(str(exc))
-            continue
-        if data_sources and target.data_source not in data_sources:
-            continue
-        if limit and per_source.get(target.data_source, 0) >= limit:
-            continue
-        per_source[target.data_source] = per_source.get(target.data_source, 0) + 1
-        targets.append(target)
+    rows = read_rows(path, columns=("data_source", "prompt", "reward_model", "extra_info"),
+                     required=("data_source", "reward_model"))
+    try:
+        for where, row in rows:
+            try:
+                target = target_from_row(row, where, data_sources[0] if data_sources and len(data_sources) == 1 else None)
+            except ValueError as exc:
+                skipped.append(str(exc))
+                continue
+            if data_sources and target.data_source not in data_sources:
+                continue
+            if limit and per_source.get(target.data_source, 0) >= limit:
+                continue
+            per_source[target.data_source] = per_source.get(target.data_source, 0) + 1
+            targets.append(target)
+    except RowFileError as exc:
+        raise CommandError(str(exc)) from None
     notes = []
     if skipped:
         notes.append(f"{len(skipped)} row(s) of {path} left out: " + "; ".join(skipped[:3])
                      + (" ..." if len(skipped) > 3 else ""))
     return targets, notes
-
-
-def _rows(path: str):
-    """(where, row dict) for each row of a parquet file, or of a JSONL file of verl rows."""
-    file = Path(path)
-    if not file.exists():
-        raise CommandError(f"cannot open {path}: no such file")
-    if file.suffix in (".jsonl", ".json"):
-        with open(file, encoding="utf-8") as lines:
-            for n, text in enumerate(lines, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    row = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise CommandError(f"{path} line {n}: invalid JSON ({exc.msg})") from None
-                if not isinstance(row, dict):
-                    raise CommandError(f"{path} line {n}: expected a JSON object")
-                yield f"line {n}", row
-        return
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(file)
-    except Exception as exc:
-        raise CommandError(f"{path}: not a parquet file ({exc})") from None
-    names = set(parquet.schema_arrow.names)
-    missing = [c for c in ("data_source", "reward_model") if c not in names]
-    if missing:
-        raise CommandError(f"{path}: missing column(s) {', '.join(missing)} (a verl row needs data_source, "
-                           "prompt and reward_model.ground_truth)")
-    columns = [c for c in ("data_source", "prompt", "reward_model", "extra_info") if c in names]
-    index = 0
-    for batch in parquet.iter_batches(columns=columns, batch_size=1024):
-        for row in batch.to_pylist():
-            yield f"row {index}", row
-            index += 1
 
 
 def _concrete(name: str) -> str:

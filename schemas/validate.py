@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
-                       ROLES)
+                       ROLES, read_table)
 
 MAX_LISTED = 20
 
@@ -174,18 +174,6 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
         found.warn("length", None, "prompt", "max_prompt_length given without a tokenizer: lengths not checked")
     found.close()
     return report
-
-
-def read_table(path: str | Path):
-    """A pyarrow table from parquet, or json/jsonl (the two formats verl's RLHFDataset reads)."""
-    import pyarrow.parquet as pq
-
-    path = Path(path)
-    if path.suffix.lower() in (".json", ".jsonl"):
-        import pyarrow.json as pj
-
-        return pj.read_json(str(path))
-    return pq.read_table(str(path))
 
 
 def gold_response(scorer_name: str, gold: str) -> str:

@@ -164,6 +164,9 @@ def test_unreadable_and_empty_files(tmp_path):
     assert by_check(validate_file(tmp_path / "junk.parquet"), "schema") == [(None, None)]
     write_parquet([], tmp_path / "empty.parquet")
     assert not validate_file(tmp_path / "empty.parquet").ok
+    (tmp_path / "broken.jsonl").write_text(json.dumps(row(0)) + "\n{not json\n")
+    [problem] = validate_file(tmp_path / "broken.jsonl").errors
+    assert "broken.jsonl line 2: invalid JSON" in problem.message
 
 
 def test_long_lists_are_capped_but_counted(tmp_path):
