@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BARE_END = re.compile(r"[\s$]")
 # What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
 _JOINER = re.compile(r"[\s$,;.]*(?:(?:and|or|\\text\{\s*(?:and|or)\s*\}|\\quad|\\qquad)[\s$,;]*)?")
@@ -48,13 +47,31 @@ def last_box(text: str, before: int | None = None) -> Box | None:
 def _last_box_command(text: str, before: int | None) -> Box | None:
     end = len(text) if before is None else before
     while True:
-        at = max(text.rfind(cmd, 0, end) for cmd in BOX_COMMANDS)
+        at = _rfind_command(text, end)
         if at < 0:
             return None
         box = _read_box(text, at)
         if box is not None:
             return box
         end = at  # `\boxedtext` or similar: not a box command; look further back
+
+
+def _rfind_command(text: str, end: int) -> int:
+    """Start of the last `\\boxed` or `\\fbox` that ends by `end`, or -1.
+
+    One backward scan for `box` (in both names) that stops at the nearest command: searching for
+    each name on its own rescans the whole prefix for the name that is absent, which made walking
+    back over a response of thousands of boxes quadratic.
+    """
+    while True:
+        at = text.rfind("box", 0, end)
+        if at < 0:
+            return -1
+        if at >= 1 and text.startswith("\\boxed", at - 1) and at + 5 <= end:
+            return at - 1
+        if at >= 2 and text.startswith("\\fbox", at - 2):
+            return at - 2
+        end = at + 2  # the next candidate starts before this one
 
 
 def _read_box(text: str, at: int) -> Box | None:
@@ -111,7 +128,7 @@ def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
         return None, False
     if box.content is None:
         return None, True
-    parts = [box.content]
+    parts = {box.content: None}  # insertion-ordered set: `\boxed{5}, \boxed{5}` is one answer, not two
     while True:
         prev = last_box(text, box.start)
         if prev is None or prev.content is None:
@@ -119,8 +136,7 @@ def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
         between = text[prev.end:box.start]
         if not _JOINER.fullmatch(between):
             break
-        if prev.content not in parts:  # `\boxed{5}, \boxed{5}` is one answer, not two
-            parts.append(prev.content)
+        parts.setdefault(prev.content)
         box = prev
     return ", ".join(reversed(parts)), True
 
