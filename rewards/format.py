@@ -43,10 +43,8 @@ THINK_PREFILLED = ("auto", "yes", "no")
 
 ANSWER_OPEN = "<answer>"
 ANSWER_CLOSE = "</answer>"
-_TAGS = (THINK_OPEN, THINK_CLOSE, ANSWER_OPEN, ANSWER_CLOSE)
 # `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only).
 _SPACED_TAG = re.compile(r"<\s*(/?)\s*(think|answer)\s*>")
-_ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +144,28 @@ def _lenient(text: str, rule: str, prefilled: str) -> FormatCheck:
     rest = text[close + len(THINK_CLOSE):]
     if rule == "think_boxed":
         return _boxed(rest)
-    blocks = _ANSWER_BLOCK.findall(rest)
+    blocks = _answer_blocks(rest)
     if not blocks:
         return _fail("no <answer>...</answer> after the last </think>")
     return PASS if any(b.strip() for b in blocks) else _fail("empty <answer> block")
+
+
+def _answer_blocks(text: str) -> list[str]:
+    """The contents of successive `<answer>...</answer>` blocks.
+
+    Found with `str.find`, not a lazy regex: the regex retried from every unclosed `<answer>` to
+    the end of the text, so a response that repeats the tag took seconds.
+    """
+    blocks = []
+    pos = 0
+    while (start := text.find(ANSWER_OPEN, pos)) >= 0:
+        start += len(ANSWER_OPEN)
+        end = text.find(ANSWER_CLOSE, start)
+        if end < 0:  # no later `<answer>` can close either
+            break
+        blocks.append(text[start:end])
+        pos = end + len(ANSWER_CLOSE)
+    return blocks
 
 
 def _boxed(region: str) -> FormatCheck:

@@ -1,5 +1,7 @@
 """Format checks: each rule pays for its template and refuses the gaming patterns users have hit."""
 
+import time
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -175,3 +177,14 @@ def test_strict_never_passes_what_lenient_fails(parts, rule):
     for prefilled in THINK_PREFILLED:
         if format_score(text, rule, "strict", prefilled):
             assert format_score(text, rule, "lenient", prefilled)
+
+
+def test_lenient_answer_blocks_linear_on_repeated_open_tags():
+    # A repetition loop of `<answer>` that never closes: the lazy `<answer>(.*?)</answer>` regex
+    # retried from every tag to the end (~4 s for 8,000 tags), on the in-process hot path.
+    looped = "<think>x</think>" + "<answer>" * 20_000
+    start = time.perf_counter()
+    assert fmt(looped, mode="lenient") == 0.0
+    assert time.perf_counter() - start < 2.0
+    assert fmt("<think>x</think><answer> </answer> <answer><answer>4</answer>", mode="lenient") == 1.0
+    assert fmt("<think>x</think><answer> </answer><answer>", mode="lenient") == 0.0
