@@ -17,7 +17,7 @@ from . import verl_config
 from .data import REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_reward, effective_settings, tokenizer_dir
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
 from .memory import MemoryEstimate, estimate
-from .model import ModelConfigError, ModelShape, find_config, read_config, shape_from_config
+from .model import ModelConfigError, ModelShape, find_config, local_model_dir, read_config, shape_from_config
 from .overrides import Override, OverrideList, hydra_value, parse_override
 from .parallel import ParallelPlan, plan_parallel
 from .presets import Preset
@@ -184,10 +184,10 @@ def make_plan(request: Request) -> Plan:
         _memory_findings(plan)
 
     plan.reward_kwargs = reward_kwargs_of(cfg)
+    tokenizer = tokenizer_dir(_local_dir(plan.model, request))   # the model's own folder, when it has one
     if request.check_data:
         files = {"train": str(cfg.data.train_files), "val": str(cfg.data.val_files)}
-        tok = tokenizer_dir(_local_dir(plan.model, request))
-        plan.data, data_findings = check_data(files, cfg, tok)
+        plan.data, data_findings = check_data(files, cfg, tokenizer)
         out.extend(data_findings)
     else:
         out.append(note("data", "data files not checked (--skip-data-check): run `rewards validate` on them where they live"))
@@ -200,8 +200,7 @@ def make_plan(request: Request) -> Plan:
     _reward_wiring_findings(plan)
 
     if request.check_verl:
-        build_model = _local_dir(plan.model, request) is not None and tokenizer_dir(_local_dir(plan.model, request)) is not None
-        for problem in verl_config.verl_checks(cfg, build_model=build_model):
+        for problem in verl_config.verl_checks(cfg, build_model=tokenizer is not None):
             out.append(error("verl", problem))
     return plan
 
@@ -221,8 +220,7 @@ def _reward_wiring_findings(plan: Plan) -> None:
 def _local_dir(model: str, request: Request):
     if request.model_config:
         return None   # an explicit config.json says nothing about a local tokenizer
-    found = find_config(model)
-    return found.parent if found is not None else None
+    return local_model_dir(model)
 
 
 def _model_shape(model: str, request: Request) -> tuple[ModelShape, str]:
