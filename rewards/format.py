@@ -43,8 +43,9 @@ THINK_PREFILLED = ("auto", "yes", "no")
 
 ANSWER_OPEN = "<answer>"
 ANSWER_CLOSE = "</answer>"
-# `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only).
-_SPACED_TAG = re.compile(r"<\s*(/?)\s*(think|answer)\s*>")
+# `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only). One way to
+# match the spaces (not `<\s*/?\s*`), so a `<` before a long run of whitespace is not quadratic.
+_SPACED_TAG = re.compile(r"<\s*(?:(/)\s*)?(think|answer)\s*>")
 
 
 @dataclass(frozen=True, slots=True)

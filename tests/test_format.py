@@ -188,3 +188,12 @@ def test_lenient_answer_blocks_linear_on_repeated_open_tags():
     assert time.perf_counter() - start < 2.0
     assert fmt("<think>x</think><answer> </answer> <answer><answer>4</answer>", mode="lenient") == 1.0
     assert fmt("<think>x</think><answer> </answer><answer>", mode="lenient") == 0.0
+
+
+def test_lenient_spaced_tags_linear_after_a_lone_angle_bracket():
+    # `<` then a long whitespace run (degenerate output): `<\s*/?\s*` tried every split of the run.
+    looped = "<think>x</think>x <" + " " * 30_000 + "\n<answer>4</answer>"
+    start = time.perf_counter()
+    assert fmt(looped, mode="lenient") == 1.0
+    assert time.perf_counter() - start < 2.0
+    assert fmt("< think >x</ think >< answer > 4 </answer >", mode="lenient") == 1.0
