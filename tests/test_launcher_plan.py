@@ -288,3 +288,19 @@ def test_missing_gpu_software_is_a_note_when_planning():
     assert verl_pins().get("megatron-bridge") == "0.5.2"      # read from verl's own package metadata
     notes = checks(plan).get("versions", [])
     assert all("needed on the GPU nodes" in n for n in notes)
+
+
+def test_data_findings_count_every_problem_not_only_the_listed_ones(tmp_path):
+    from omegaconf import OmegaConf
+
+    from cli.launch.data import MAX_LISTED, check_data
+    from schemas.verl_row import make_row, write_parquet
+
+    rows = [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"q {i}"}],
+                     ground_truth="not a number", extra_info={"split": "train", "index": i}) for i in range(30)]
+    write_parquet(rows, tmp_path / "train.parquet")
+    cfg = OmegaConf.create({"data": {"max_prompt_length": 512}})
+    _, findings = check_data({"train": str(tmp_path / "train.parquet")}, cfg, None)
+    more = [f.message for f in findings if f.check == "data"]
+    assert more == [f"{tmp_path / 'train.parquet'} has {30 - MAX_LISTED} more problems: "
+                    f"`rewards validate {tmp_path / 'train.parquet'}` lists them all"]

@@ -75,11 +75,11 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
         summary.rows = int(report.stats.get("rows", 0))
         summary.data_sources = dict(report.stats.get("data_sources") or {})
         summary.prompt_tokens = dict(report.stats.get("prompt_tokens") or {})
-        errors = [p for p in report.errors]
-        for problem in errors[:MAX_LISTED]:
+        for problem in report.errors[:MAX_LISTED]:
             findings.append(error(f"data-{problem.check}", f"{problem} (fix the file, or rebuild it with rewards prepare)"))
-        if len(errors) > MAX_LISTED:
-            findings.append(error("data", f"{raw} has {len(errors) - MAX_LISTED} more problems: "
+        total = int(report.stats.get("error_count", len(report.errors)))  # report.errors lists at most 20 per kind
+        if total > MAX_LISTED:
+            findings.append(error("data", f"{raw} has {total - MAX_LISTED} more problems: "
                                           f"`rewards validate {raw}` lists them all"))
         findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
         if summary.prompt_tokens.get("note"):
