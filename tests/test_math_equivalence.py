@@ -98,3 +98,9 @@ def test_gold_parse_is_cached():
         symbolic.symbolic_verdict(r"\frac{1}{2}\sqrt{3}", r"\frac{\sqrt{3}}{2}")
     info = symbolic.to_sympy.cache_info()
     assert info.misses == 2 and info.hits == 14
+
+
+@pytest.mark.parametrize("opener", ["(", "{", "["])
+def test_numerically_different_never_raises_on_deep_nesting(opener):
+    # MAX_TOKENS allows 200 tokens; 199 openers nest the recursive parser past Python's limit.
+    assert numerically_different(opener * 199 + "1", "2") is False

@@ -76,7 +76,7 @@ def evaluate(toks: tuple[str, ...], point: dict[str, float]) -> complex | None:
         value = parser.expr()
         if parser.i != len(toks):
             return None
-    except (_Refuse, ArithmeticError, ValueError, TypeError):
+    except (_Refuse, ArithmeticError, ValueError, TypeError, RecursionError):  # 200 `(`: too deep
         return None
     if not (cmath.isfinite(value)):
         return None
