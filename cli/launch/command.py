@@ -33,13 +33,9 @@ def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str |
              "# Extra verl overrides given to this script are appended (the last value of a key wins):",
              "#   ./run.sh trainer.total_epochs=2",
              "set -euo pipefail", ""]
-    body = list(argv) + ['"$@"']
-    if ray_address:
-        body = ["ray", "job", "submit", "--address", ray_address, "--", *body]
-        first = 9
-    else:
-        first = 3
-    quoted = [shlex.quote(a) if a != '"$@"' else a for a in body]
+    prefix = ray_submit_argv(ray_address, []) if ray_address else []
+    first = len(prefix) + 3   # the submit prefix and `python3 -m verl.trainer.main_ppo` share the first line
+    quoted = [shlex.quote(a) for a in [*prefix, *argv]] + ['"$@"']
     command = " ".join(quoted[:first]) + "".join(f" \\\n{INDENT}{q}" for q in quoted[first:])
     return "\n".join(lines) + command + "\n"
 
