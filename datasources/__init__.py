@@ -25,12 +25,7 @@ def family_for_source(source: str) -> Family | None:
     """The family a name, hub id or hub-mirroring path belongs to, or None."""
     if source in FAMILIES:
         return FAMILIES[source]
-    clean = source.rstrip("/")
-    for family in FAMILIES.values():
-        for hub_id in family.hub_ids:
-            if clean == hub_id or clean.endswith("/" + hub_id):
-                return family
-    return None
+    return next((f for f in FAMILIES.values() if f.hub_id_for(source)), None)
 
 
 def family_for_columns(columns: Iterable[str]) -> Family | None:

@@ -48,13 +48,14 @@ class Family:
     def data_source(self) -> str:
         return self.hub_ids[0] if self.hub_ids else ""
 
-    def data_source_for(self, source: str) -> str:
-        """The hub id a source names or mirrors (a local folder `.../openai/gsm8k` counts)."""
+    def hub_id_for(self, source: str) -> str | None:
+        """The hub id a source names or mirrors (a local folder `.../openai/gsm8k` counts), or None."""
         clean = source.rstrip("/")
-        for hub_id in self.hub_ids:
-            if clean == hub_id or clean.endswith("/" + hub_id):
-                return hub_id
-        return self.data_source
+        return next((h for h in self.hub_ids if clean == h or clean.endswith("/" + h)), None)
+
+    def data_source_for(self, source: str) -> str:
+        """The hub id a source names or mirrors, else the family's default data_source."""
+        return self.hub_id_for(source) or self.data_source
 
 
 @dataclass
