@@ -144,18 +144,8 @@ class _Zygote:
                 raise ZygoteError(f"the zygote stopped answering: {exc or type(exc).__name__}") from None
 
     def spawn(self, preload: tuple[str, ...]) -> tuple[int, Connection, Connection]:
-        child_in, self_out = os.pipe()
-        self_in, child_out = os.pipe()
-        try:
-            reply = self._request(("spawn", tuple(preload)), [child_in, child_out])
-        except BaseException:
-            os.close(self_in)
-            os.close(self_out)
-            raise
-        finally:
-            os.close(child_in)
-            os.close(child_out)
-        return reply[1], Connection(self_in, writable=False), Connection(self_out, readable=False)
+        reply, inbox, outbox = _with_pipes(lambda fds: self._request(("spawn", tuple(preload)), list(fds)))
+        return reply[1], inbox, outbox
 
     def reap(self, pid: int) -> int | None:
         try:
@@ -174,11 +164,13 @@ class _Zygote:
             self.process.wait()
 
 
-def _popen_worker(memory_mb: int, preload: tuple[str, ...]) -> "_Worker":
+def _with_pipes(start: Callable[[tuple[int, int]], Any]) -> tuple[Any, Connection, Connection]:
+    """Two pipes for a new worker: `start` hands the child its ends (read, write), which are then
+    closed here; the result of `start` comes back with our ends, or our ends are closed if it fails."""
     child_in, self_out = os.pipe()
     self_in, child_out = os.pipe()
     try:
-        popen = _start("rewards.engine.worker", (child_in, child_out), str(memory_mb), str(os.getpid()))
+        started = start((child_in, child_out))
     except BaseException:
         os.close(self_in)
         os.close(self_out)
@@ -186,7 +178,13 @@ def _popen_worker(memory_mb: int, preload: tuple[str, ...]) -> "_Worker":
     finally:
         os.close(child_in)
         os.close(child_out)
-    worker = _Worker(_Popened(popen), Connection(self_in, writable=False), Connection(self_out, readable=False))
+    return started, Connection(self_in, writable=False), Connection(self_out, readable=False)
+
+
+def _popen_worker(memory_mb: int, preload: tuple[str, ...]) -> "_Worker":
+    popen, inbox, outbox = _with_pipes(
+        lambda fds: _start("rewards.engine.worker", fds, str(memory_mb), str(os.getpid())))
+    worker = _Worker(_Popened(popen), inbox, outbox)
     worker.outbox.send(("init", _sys_path(), tuple(preload)))
     return worker
 
