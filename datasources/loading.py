@@ -12,6 +12,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+from schemas.errors import first_line
+
 FILE_BUILDERS = {".json": "json", ".jsonl": "json", ".parquet": "parquet", ".csv": "csv", ".arrow": "arrow"}
 SPLIT_NAMES = ("train", "test", "validation")
 
@@ -68,24 +70,19 @@ def _call(source: str, load, hub: bool = False):
     except (ConnectionError, OSError) as exc:
         if hub:
             raise SourceError(
-                f"cannot load {source!r} from the Hugging Face Hub ({_short(exc)}); when offline, "
+                f"cannot load {source!r} from the Hugging Face Hub ({first_line(exc)}); when offline, "
                 f"download it elsewhere and pass the local file or folder instead "
                 f"(a hub-layout folder, a save_to_disk folder, or a json/jsonl/parquet/csv file)") from exc
-        raise SourceError(f"{source}: cannot load ({_short(exc)})") from exc
+        raise SourceError(f"{source}: cannot load ({first_line(exc)})") from exc
     except ValueError as exc:  # a config name the source does not have, an unreadable file
-        raise SourceError(f"{source}: {_short(exc)}") from exc
+        raise SourceError(f"{source}: {first_line(exc)}") from exc
     except Exception as exc:  # DatasetNotFoundError and friends
         name = type(exc).__name__
         if hub and ("NotFound" in name or "Offline" in name):
             raise SourceError(
-                f"cannot load {source!r} from the Hugging Face Hub ({name}: {_short(exc)}); pass a "
+                f"cannot load {source!r} from the Hugging Face Hub ({name}: {first_line(exc)}); pass a "
                 f"local file or folder of the same shape instead") from exc
-        raise SourceError(f"{source}: {name}: {_short(exc)}") from exc
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]
+        raise SourceError(f"{source}: {name}: {first_line(exc)}") from exc
 
 
 def _suffix(path: Path) -> str:

@@ -26,13 +26,14 @@ def load_tokenizer(path_or_tokenizer: Any) -> Any:
 
     from transformers import AutoTokenizer
 
+    from .errors import first_line
+
     if path_or_tokenizer.startswith((".", "/", "~")) and not Path(path_or_tokenizer).expanduser().is_dir():
         raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: no such folder")
     try:
         tok = AutoTokenizer.from_pretrained(path_or_tokenizer)
     except Exception as exc:  # OSError, ValueError, missing files: one sentence for the user
-        raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: "
-                             f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
+        raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: {first_line(exc)}") from exc
     if not getattr(tok, "chat_template", None):
         raise TokenizerError(f"the tokenizer at {path_or_tokenizer!r} has no chat template; verl applies "
                              "one to every prompt, so lengths cannot be measured")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .errors import first_line
 from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
                        ROLES, read_table)
 
@@ -118,7 +119,7 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     try:
         table = read_table(path)
     except Exception as exc:
-        found.error("schema", None, None, f"cannot read the file: {_first_line(exc)}")
+        found.error("schema", None, None, f"cannot read the file: {first_line(exc)}")
         found.close()
         return report
 
@@ -240,7 +241,7 @@ def _check_images(found: _Findings, i: int, row_images: list, placeholders: int)
 
             Image.open(io.BytesIO(data)).verify()
         except Exception as exc:
-            found.error("images", i, f"{IMAGE_COLUMN}[{k}]", f"bytes are not a readable image ({_first_line(exc)})")
+            found.error("images", i, f"{IMAGE_COLUMN}[{k}]", f"bytes are not a readable image ({first_line(exc)})")
             return False
     return True
 
@@ -354,7 +355,7 @@ def _check_overlap(found: _Findings, keys: list, table, against: Iterable[str | 
         try:
             other_table = read_table(other)
         except Exception as exc:
-            found.warn("overlap", None, None, f"cannot read {other} to compare: {_first_line(exc)}")
+            found.warn("overlap", None, None, f"cannot read {other} to compare: {first_line(exc)}")
             continue
         if own_extra is not None and "extra_info" in other_table.column_names:
             other_extra = other_table.schema.field("extra_info").type
@@ -417,8 +418,3 @@ def _missing_module(name: str) -> bool:
     from importlib.util import find_spec
 
     return find_spec(name) is None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:300] if text else type(exc).__name__
