@@ -26,7 +26,9 @@ VERL_PASSTHROUGH = frozenset(
 
 
 class SettingsError(ValueError):
-    """A setting has a value we cannot use (raised at configuration time, never per sample)."""
+    """A setting has a value we cannot use. Raised when settings are built, and by token-length
+    shaping on the first sample it cannot count (no `response_length`, no `length_tokenizer`):
+    a configuration mistake, never a verdict on model text."""
 
 
 @dataclass(frozen=True, slots=True)
