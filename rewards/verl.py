@@ -118,8 +118,8 @@ def _warm_up() -> None:
     try:
         from .engine import warm_up
         warm_up()
-    except Exception as exc:  # the pool starts lazily on first use instead
-        log.warning("rewards: background warm-up of the worker pool failed: %s", exc)
+    except Exception as exc:  # e.g. the process exiting mid-start; a real failure resurfaces,
+        log.debug("rewards: background warm-up stopped: %s", exc)  # loudly, at the first call
 
 
 def _ours(data_source: Any) -> bool:
