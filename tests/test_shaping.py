@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import given, strategies as st
 
 from rewards.compose import compose
 from rewards.result import correct, wrong
@@ -34,19 +34,26 @@ def test_penalties_never_return_negative_zero():
     assert str(repetition_penalty("a b c d", 3, 1.0)) == "0.0"
 
 
-@given(st.integers(0, 10_000), st.integers(1, 5_000), st.integers(1, 5_000),
-       st.floats(0, 10, allow_nan=False), st.integers(0, 100))
-def test_overlong_is_a_penalty_that_never_shrinks_with_length(length, max_len, buffer, factor, more):
-    assume(buffer <= max_len)
+@st.composite
+def limit_and_buffer(draw):
+    """A max response length and a DAPO buffer that fits inside it (verl requires buffer <= max)."""
+    max_len = draw(st.integers(1, 5_000))
+    return max_len, draw(st.integers(1, max_len))
+
+
+@given(st.integers(0, 10_000), limit_and_buffer(), st.floats(0, 10, allow_nan=False), st.integers(0, 100))
+def test_overlong_is_a_penalty_that_never_shrinks_with_length(length, limits, factor, more):
+    max_len, buffer = limits
     p = overlong_penalty(length, max_len, buffer, factor)
     assert -factor - 1e-12 <= p <= 0.0
     assert overlong_penalty(length + more, max_len, buffer, factor) <= p
 
 
-@given(st.integers(0, 5_000), st.integers(1, 5_000), st.integers(1, 5_000))
-def test_overlong_agrees_with_verl_exactly_inside_the_limit(length, max_len, buffer):
+@given(limit_and_buffer(), st.data())
+def test_overlong_agrees_with_verl_exactly_inside_the_limit(limits, data):
     """verl: `min(-(L - (max - buffer)) / buffer * factor, 0)`, for L up to max_resp_len."""
-    assume(buffer <= max_len and length <= max_len)
+    max_len, buffer = limits
+    length = data.draw(st.integers(0, max_len))
     exceed = length - (max_len - buffer)
     expected = min(-Fraction(exceed, buffer), 0)
     assert overlong_penalty(length, max_len, buffer) == pytest.approx(float(expected), abs=1e-12)
