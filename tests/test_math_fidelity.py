@@ -1,5 +1,5 @@
-"""The labelled MATH fidelity suite (tests/fixtures/math_fidelity.jsonl): every case must get its
-expected verdict, and no case labelled anything but `correct` may be paid."""
+"""The labelled MATH fidelity suite (tests/fixtures/math_fidelity*.jsonl, one file per theme): every case
+must get its expected verdict, and no case labelled anything but `correct` may be paid."""
 
 import json
 from collections import Counter
@@ -9,7 +9,9 @@ import pytest
 from rewards import compute_score
 from tests.conftest import FIXTURES
 
-CASES = [json.loads(line) for line in (FIXTURES / "math_fidelity.jsonl").read_text().splitlines() if line.strip()]
+CASES = [dict(json.loads(line), file=path.stem)
+         for path in sorted(FIXTURES.glob("math_fidelity*.jsonl"))
+         for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_suite_is_large_and_covers_every_rule():
@@ -22,7 +24,7 @@ def test_suite_is_large_and_covers_every_rule():
     assert Counter(c["expected"] for c in CASES)["wrong"] >= 150
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['id']}-{c['rule']}" for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['file']}-{c['id']}-{c['rule']}" for c in CASES])
 def test_case(case):
     out = compute_score(case["data_source"], case["response"], case["gold"])
     assert out["verdict"] == case["expected"], (case["note"], out)
@@ -30,6 +32,6 @@ def test_case(case):
 
 
 def test_no_false_positives():
-    paid = [c["id"] for c in CASES if c["expected"] != "correct"
+    paid = [(c["file"], c["id"]) for c in CASES if c["expected"] != "correct"
             and compute_score(c["data_source"], c["response"], c["gold"])["acc"] == 1.0]
     assert paid == []
