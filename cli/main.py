@@ -7,6 +7,8 @@ import logging
 import sys
 from importlib import import_module
 
+from .errors import CommandError
+
 # Module names under cli/, in the order `rewards --help` lists them.
 COMMANDS = ["score", "list_scorers", "prepare", "validate", "probe", "report", "train", "merge"]
 
@@ -32,10 +34,6 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as exc:
         print(f"rewards {args.command}: {exc}", file=sys.stderr)
         return 2
-
-
-class CommandError(Exception):
-    """A user mistake a subcommand reports in one sentence (exit status 2, no traceback)."""
 
 
 def _version() -> str:

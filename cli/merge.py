@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from .main import CommandError
+from .errors import CommandError
 
 
 def register(sub) -> None:

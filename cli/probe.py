@@ -12,7 +12,7 @@ import json
 from importlib import import_module
 from typing import Any
 
-from .main import CommandError
+from .errors import CommandError
 
 DEFAULT_LIMIT = 50
 

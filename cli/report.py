@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from .main import CommandError
+from .errors import CommandError
 
 UNLABELLED = "(no data_source)"
 

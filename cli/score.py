@@ -17,7 +17,7 @@ from rewards import Sample, UnknownDataSourceError, get_scorer, score_batch
 from rewards.result import Verdict, failed
 from schemas.rollouts import RecordError, read_record, write_record
 
-from .main import CommandError
+from .errors import CommandError
 from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .main import CommandError
+from .errors import CommandError
 
 
 def register(sub) -> None:

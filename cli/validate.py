@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .main import CommandError
+from .errors import CommandError
 
 EXIT_ERRORS = 1
 

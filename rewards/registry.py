@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Callable, Mapping, Protocol
 
+from .builtins import MODULES as BUILTIN_MODULES
 from .result import Result
 from .settings import Settings
 
@@ -144,7 +145,8 @@ def _ensure_loaded() -> None:
             return
         from importlib.metadata import entry_points  # deferred: costs ~40 ms at import
 
-        import_module("rewards.scorers")
+        for module in BUILTIN_MODULES:
+            import_module(module)
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             fn: Callable = ep.load()
             register_scorer(ep.name, scorer=fn)

@@ -1,4 +1,1 @@
-"""Built-in scorers; importing this package registers them (the registry does it on first lookup)."""
-
-from . import gsm8k  # noqa: F401
-from . import math  # noqa: F401
+"""Built-in scorers, one module per answer format; `rewards/builtins.py` lists them."""
