@@ -12,7 +12,10 @@ from typing import NamedTuple
 
 _BARE_END = re.compile(r"[\s$]")
 # What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
-_JOINER = re.compile(r"[\s$,;.]*(?:(?:and|or|\\text\{\s*(?:and|or)\s*\}|\\quad|\\qquad)[\s$,;]*)?")
+# Math delimiters, spacing commands and `\text{ and }` (R1-style `\quad \text{and} \quad`, or
+# `\text{ for part (a) and }`) count as separators too; any other word ends the answer.
+_JOINER = re.compile(r"(?:[\s$,;.]|\\[()\[\]]|\\q?quad(?![a-zA-Z])|\\[,;: ]|and|or"
+                     r"|\\text\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?\s*)?(?:and|or|,)?\s*\})*")
 _FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^\n]*)")
 _ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
 _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")

@@ -17,7 +17,7 @@ from importlib import import_module
 from typing import Any, Mapping
 
 from ..math.equivalence import exact_value, fast_equal
-from ..math.extract import boxed_answer, last_box, last_boxed, last_statement
+from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.normalize import normalize
 from ..numbers import format_number
 from ..region import answer_region
@@ -103,7 +103,7 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
 @lru_cache(maxsize=8192)
 def _gold_from_text(text: str) -> str | None:
     if "\\boxed" in text or "\\fbox" in text:
-        text = last_boxed(text) or ""
+        text = boxed_answer(text)[0] or ""  # `\boxed{1}, \boxed{2}`: boxes side by side are one list
     if not within_limits(text):
         return None
     return normalize(text) or None
