@@ -14,7 +14,8 @@ Adam states exist, gradients accumulate) and reads torch.cuda's allocator counte
 - peak: the allocator's peak over the whole steady-state step.
 Modes: `fsdp2` is verl's FSDP engine on one rank (fully_shard per decoder layer and the root, fp32
 master weights, bf16 compute, fp32 gradient reduction, AdamW); `bf16` keeps weights, gradients and
-AdamW states in bf16 (the probe the issue quotes). Gradient checkpointing is transformers' non-reentrant
+AdamW states in bf16 (the probe the issue quotes); `fsdp2-critic` is `fsdp2` with verl's critic head
+(a hidden x 1 value head in place of the vocabulary-sized output layer, a squared-error loss). Gradient checkpointing is transformers' non-reentrant
 one, as verl turns it on. Qwen2.5-VL-3B is measured as its language model (same decoder, same vocabulary);
 its vision tower adds parameters the planner counts exactly but is not run here.
 Writes DIR/gpu_memory.json and prints a table last. A setting that fails (out of memory) is recorded
@@ -42,6 +43,7 @@ MIB = 2 ** 20
 SETTINGS = [
     *(("qwen2.5-0.5b-instruct", "fsdp2", m, s, gc) for m, s in ((4, 1024), (8, 2048)) for gc in (False, True)),
     *(("qwen3-0.6b-base", "fsdp2", m, s, gc) for m, s in ((4, 1024), (4, 1536), (8, 2048)) for gc in (False, True)),
+    *(("qwen2.5-0.5b-instruct", "fsdp2-critic", 4, 1024, gc) for gc in (False, True)),
     ("qwen2.5-vl-3b-instruct", "fsdp2", 1, 3072, True),
     ("qwen2.5-vl-3b-instruct", "fsdp2", 2, 3072, True),
     *(("qwen2.5-0.5b-instruct", "bf16", m, s, gc) for m, s in ((4, 1024), (8, 2048)) for gc in (False, True)),
@@ -105,13 +107,31 @@ def init_distributed(device: torch.device) -> None:
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo", rank=0, world_size=1)
 
 
+class ValueModel(torch.nn.Module):
+    """A critic as verl builds one: the decoder and a one-output head (no vocabulary-sized layer)."""
+
+    def __init__(self, decoder, hidden: int):
+        super().__init__()
+        self.model = decoder
+        self.score = torch.nn.Linear(hidden, 1, bias=False)
+
+    def forward(self, input_ids):
+        return self.score(self.model(input_ids=input_ids).last_hidden_state).squeeze(-1)
+
+    def gradient_checkpointing_enable(self, **kwargs):
+        self.model.gradient_checkpointing_enable(**kwargs)
+
+
 def build(cfg, mode: str, device: torch.device):
     import transformers
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-    cls = transformers.Qwen3ForCausalLM if cfg.model_type == "qwen3" else transformers.Qwen2ForCausalLM
+    qwen3 = cfg.model_type == "qwen3"
     torch.manual_seed(0)
     with torch.device(device):
-        model = cls(cfg)
+        if mode == "fsdp2-critic":
+            model = ValueModel((transformers.Qwen3Model if qwen3 else transformers.Qwen2Model)(cfg), cfg.hidden_size)
+        else:
+            model = (transformers.Qwen3ForCausalLM if qwen3 else transformers.Qwen2ForCausalLM)(cfg)
     if mode == "bf16":
         return model.to(torch.bfloat16)
     model = model.float()
@@ -129,8 +149,11 @@ def token_logprob_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tens
 
 
 def micro_step(model, ids: torch.Tensor) -> None:
-    logits = model(input_ids=ids).logits
-    loss = token_logprob_loss(logits[:, :-1], ids[:, 1:]) / 2
+    out = model(input_ids=ids)
+    if isinstance(out, torch.Tensor):      # the critic's values
+        loss = (out.float() ** 2).mean() / 2
+    else:
+        loss = token_logprob_loss(out.logits[:, :-1], ids[:, 1:]) / 2
     loss.backward()
 
 
@@ -196,7 +219,7 @@ def measure(name: str, mode: str, micro: int, seq: int, gc: bool, device: torch.
     row["reserved_peak_mib"] = meter.reserved_peak() / MIB
     del model, optimizer, ids
     _free(device)
-    row["logits_mib"] = measure_logits(cfg, micro, seq, device, meter) / MIB
+    row["logits_mib"] = 0.0 if mode == "fsdp2-critic" else measure_logits(cfg, micro, seq, device, meter) / MIB
     return row
 
 
@@ -222,7 +245,7 @@ def main() -> int:
     meta = {"torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
             "device": torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu",
             "device_total_mib": torch.cuda.get_device_properties(0).total_memory / MIB if device.type == "cuda" else 0}
-    settings = [("tiny", mode, 2, 32, gc) for mode in ("fsdp2", "bf16") for gc in (False, True)] if args.tiny else SETTINGS
+    settings = [("tiny", mode, 2, 32, gc) for mode in ("fsdp2", "fsdp2-critic", "bf16") for gc in (False, True)] if args.tiny else SETTINGS
     rows = []
     for name, mode, micro, seq, gc in settings:
         if args.only and args.only not in name:
@@ -240,13 +263,13 @@ def main() -> int:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "gpu_memory.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     print(f"\n{meta}")
-    print(f"{'model':<24}{'mode':<7}{'micro x seq':>12}{'gc':>4}{'params':>9}{'grads':>9}{'adam':>9}"
+    print(f"{'model':<24}{'mode':<13}{'micro x seq':>12}{'gc':>4}{'params':>9}{'grads':>9}{'adam':>9}"
           f"{'act':>9}{'logits':>9}{'peak':>9}  MiB")
     for r in rows:
         if "error" in r:
-            print(f"{r['model']:<24}{r['mode']:<7}{r['micro_batch']:>5} x {r['seq_len']:<5}{'y' if r['gradient_checkpointing'] else 'n':>4}  {r['error'][:60]}")
+            print(f"{r['model']:<24}{r['mode'][:12]:<13}{r['micro_batch']:>5} x {r['seq_len']:<5}{'y' if r['gradient_checkpointing'] else 'n':>4}  {r['error'][:60]}")
             continue
-        print(f"{r['model']:<24}{r['mode']:<7}{r['micro_batch']:>5} x {r['seq_len']:<5}{'y' if r['gradient_checkpointing'] else 'n':>4}"
+        print(f"{r['model']:<24}{r['mode'][:12]:<13}{r['micro_batch']:>5} x {r['seq_len']:<5}{'y' if r['gradient_checkpointing'] else 'n':>4}"
               f"{r['params_mib']:>9.0f}{r['grads_mib']:>9.0f}{r['optimizer_mib']:>9.0f}{r['activations_mib']:>9.0f}"
               f"{r['logits_mib']:>9.0f}{r['peak_mib']:>9.0f}")
     return 0
