@@ -13,7 +13,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from rewards import list_scorers
+    from rewards.registry import list_scorers
 
     entries = list_scorers()
     if args.json:

@@ -104,7 +104,7 @@ def import_plugins(modules: list[str]) -> None:
 
 def load_targets(args) -> tuple[list[Any], list[str]]:
     """The golds to attack, and notes about rows that were left out."""
-    from rewards import list_scorers
+    from rewards.registry import list_scorers
     from rewards.probe_samples import sample_targets
 
     if args.file is None:

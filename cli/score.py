@@ -13,7 +13,8 @@ from contextlib import ExitStack
 from itertools import islice
 from typing import Any, Iterable, Iterator, TextIO
 
-from rewards import Sample, UnknownDataSourceError, get_scorer, score_batch
+from rewards import Sample, UnknownDataSourceError, score_batch
+from rewards.registry import get_scorer
 from rewards.result import Verdict, failed
 from schemas.rollouts import RecordError, read_record, write_record
 

@@ -223,7 +223,8 @@ def _carver(test_size: float, seed: int | None):
 
 
 def _check_data_source(data_source: str, allow_unregistered: bool) -> None:
-    from rewards import UnknownDataSourceError, get_scorer
+    from rewards import UnknownDataSourceError
+    from rewards.registry import get_scorer
 
     try:
         get_scorer(data_source)

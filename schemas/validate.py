@@ -266,7 +266,8 @@ def _check_reward_model(found: _Findings, i: int, reward_model: Any) -> str | No
 
 def _check_sources(found: _Findings, sources: list[Any]) -> dict[str, Any]:
     """Registered entries by data_source; an error per unknown name (first row, count)."""
-    from rewards import UnknownDataSourceError, get_scorer
+    from rewards import UnknownDataSourceError
+    from rewards.registry import get_scorer
 
     first: dict[Any, int] = {}
     counts: Counter = Counter()

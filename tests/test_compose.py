@@ -3,7 +3,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from rewards import RESULT_KEYS, Sample, compute_score, score_batch
+from rewards import Sample, compute_score, score_batch
+from rewards.result import RESULT_KEYS
 from rewards.compose import combine, compose
 from rewards.result import Result, Verdict, correct, failed, wrong
 from rewards.settings import Settings

@@ -5,7 +5,8 @@ from fractions import Fraction
 
 from hypothesis import assume, given, strategies as st
 
-from rewards import VERDICTS, compute_score
+from rewards import compute_score
+from rewards.result import VERDICTS
 from rewards.math.equivalence import fast_equal
 from rewards.math.normalize import normalize
 from rewards.math.structure import parse

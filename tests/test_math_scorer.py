@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rewards import RESULT_KEYS, compute_score, get_scorer
+from rewards import compute_score
+from rewards.registry import get_scorer
+from rewards.result import RESULT_KEYS
 from rewards.scorers.math import score_math, score_math_dapo
 
 MATH = "lighteval/MATH"

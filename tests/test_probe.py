@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from cli.main import main
-from rewards import list_scorers, register_scorer, registry
+from rewards import register_scorer, registry
+from rewards.registry import list_scorers
 from rewards.numbers import NUMBER_RE, format_number, number_value, parse_number
 from rewards.probe import (ATTACK_NAMES, ATTACKS, CONTROL, Target, default_score_fn, gold_text, probe,
                            responses_for, select_attacks, wrong_answers)

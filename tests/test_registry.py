@@ -1,7 +1,7 @@
 import pytest
 
-from rewards import (DuplicateScorerError, UnknownDataSourceError, compute_score, get_scorer,
-                     list_scorers, register_scorer)
+from rewards import DuplicateScorerError, UnknownDataSourceError, compute_score, register_scorer
+from rewards.registry import get_scorer, list_scorers
 from rewards.result import Result, Verdict
 
 

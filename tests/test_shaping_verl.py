@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rewards import RESULT_KEYS  # noqa: E402
+from rewards.result import RESULT_KEYS  # noqa: E402
 from rewards.shaping import overlong_penalty  # noqa: E402
 from tests.helpers.verl_rows import Row, make_batch  # noqa: E402
 

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewards import RESULT_KEYS, VERDICTS, UnknownDataSourceError
+from rewards import UnknownDataSourceError
+from rewards.result import RESULT_KEYS, VERDICTS
 from rewards import verl as rv
 from tests.conftest import ROOT
 

@@ -21,7 +21,7 @@ pytest.importorskip("verl")
 import numpy as np  # noqa: E402
 
 import rewards.verl as rv  # noqa: E402
-from rewards import RESULT_KEYS  # noqa: E402
+from rewards.result import RESULT_KEYS  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.helpers.verl_rows import Row, make_batch  # noqa: E402
 
@@ -254,7 +254,7 @@ def test_unknown_data_source_stops_the_reward_loop(configs, tokenizer):
 
 def test_every_registered_data_source_returns_the_five_keys_by_default():
     """Registered defaults must not add keys, or a batch mixing data_sources would disagree."""
-    from rewards import list_scorers
+    from rewards.registry import list_scorers
 
     for entry in list_scorers():
         for name in (entry.name, *entry.aliases):

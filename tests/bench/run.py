@@ -107,7 +107,8 @@ def measure_pathological(timeout: float, guard: float) -> dict:
     """Each pathological row against each scorer. Ours runs as in training (its own deadline);
     the baselines run inside our engine (a killable worker, memory-capped) with `guard` seconds."""
     from baselines import math_verify_score, verl_score
-    from rewards import WorkerCrashed, WorkerError, WorkerTimeout, call_bounded, compute_score, engine
+    from rewards import compute_score, engine
+    from rewards.engine import WorkerCrashed, WorkerError, WorkerTimeout, call_bounded
 
     engine.configure(workers=2)  # our shipped defaults: 1 GiB cap per worker
     engine.warm_up()
