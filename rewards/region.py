@@ -5,6 +5,11 @@ Policy (docs/scoring-policy.md): when the response contains `</think>`, only the
 opened and never closed means generation was cut off mid-thought: there is no answer. A response that
 starts inside the thought because the chat template pre-filled `<think>` (Qwen3, R1-distill) has a
 `</think>` without an opening tag, and is judged after it like any other.
+
+Size rule, decided before any extraction: only the last `MAX_REGION_CHARS` characters of the region
+are judged. Every step after this one (box scanning, `####` and number search, stated answers) is
+then bounded by a constant, whatever the policy emits (10 MB of `\\boxed{5}, ` costs as much as
+100 KB of it); the steps before it (special tokens, `</think>`) are single C-speed passes.
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ import re
 # Chat-template and tokenizer markers that leak into decoded text when special tokens are kept:
 # `<|im_end|>`, `<|endoftext|>`, `<｜end▁of▁sentence｜>`, `</s>`, `<eos>`, `<end_of_turn>`.
 SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|</s>|<eos>|<end_of_turn>|<\|?eot_id\|?>")
+
+MAX_REGION_CHARS = 100_000
+"""The judged tail of the answer region (~25k tokens): far more than any final answer and the text
+after it, small enough that the slowest extraction over it takes milliseconds."""
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -27,11 +36,14 @@ def strip_special_tokens(text: str) -> str:
 
 
 def answer_region(response: str) -> str | None:
-    """The text that holds the answer, or None when the response was cut off inside `<think>`."""
+    """The text that holds the answer (at most its last `MAX_REGION_CHARS` characters), or None
+    when the response was cut off inside `<think>`."""
     text = strip_special_tokens(response)
     close = text.rfind(THINK_CLOSE)
     if close >= 0:
-        return text[close + len(THINK_CLOSE):]
-    if THINK_OPEN in text:
+        start = close + len(THINK_CLOSE)
+    elif THINK_OPEN in text:
         return None
-    return text
+    else:
+        start = 0
+    return text[max(start, len(text) - MAX_REGION_CHARS):]

@@ -11,6 +11,9 @@ import re
 from typing import NamedTuple
 
 _BARE_END = re.compile(r"[\s$]")
+_BLANKS = re.compile(r"[ \t]*")
+# What brace matching looks at: braces, and escapes (`\{`, `\}`, `\\`), which it skips.
+_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
 # What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
 # Math delimiters, spacing commands and `\text{ and }` (R1-style `\quad \text{and} \quad`, or
 # `\text{ for part (a) and }`) count as separators too; any other word ends the answer.
@@ -40,8 +43,8 @@ def last_box(text: str, before: int | None = None) -> Box | None:
     (`\\boxed{\\boxed{12}}`) is read as the outer one."""
     box = _last_box_command(text, before)
     while box is not None and box.content is not None:
-        outer = _last_box_command(text, box.start)
-        if outer is None or outer.content is None or outer.end < box.end:
+        outer = _enclosing_box(text, box)
+        if outer is None:
             break
         box = outer
     return box
@@ -77,45 +80,87 @@ def _rfind_command(text: str, end: int) -> int:
         end = at + 2  # the next candidate starts before this one
 
 
-def _read_box(text: str, at: int) -> Box | None:
+def _argument_at(text: str, at: int) -> int | None:
+    """Where the argument of the box command at `at` starts (its `{`, or the first character of
+    `\\boxed 7`); None when `at` starts no box command (`\\boxedtext`, `\\boxed7`)."""
     name_end = at + (6 if text.startswith("\\boxed", at) else 5)
-    if name_end < len(text) and (text[name_end].isalpha()):
+    if name_end < len(text) and text[name_end].isalpha():
         return None
-    i = name_end
-    while i < len(text) and text[i] in " \t":
-        i += 1
+    i = _BLANKS.match(text, name_end).end()
+    if i < len(text) and text[i] != "{" and i == name_end:  # `\boxed7` is not LaTeX; `\boxed 7` is
+        return None
+    return i
+
+
+def _read_box(text: str, at: int) -> Box | None:
+    i = _argument_at(text, at)
+    if i is None:
+        return None
     if i >= len(text):
         return Box(at, len(text), None)
     if text[i] != "{":
-        if i == name_end:  # `\boxed7` is not LaTeX; `\boxed 7` is
-            return None
-        stop = _BARE_END.search(text, i)
-        j = stop.start() if stop else len(text)
-        return Box(at, j, text[i:j])
+        return _bare_box(text, at, i)
     close = matching_brace(text, i)
     if close < 0:
         return Box(at, len(text), None)
     return Box(at, close + 1, text[i + 1:close])
 
 
+def _bare_box(text: str, at: int, i: int) -> Box:
+    stop = _BARE_END.search(text, i)
+    j = stop.start() if stop else len(text)
+    return Box(at, j, text[i:j])
+
+
+def _enclosing_box(text: str, box: Box) -> Box | None:
+    """The box command just before `box` when it encloses `box`, else None.
+
+    Why not read that command's box from its start: in `\\boxed{\\boxed{...{1}...}}` every level
+    would rescan everything inside it (quadratic in the depth; minutes at depth 100,000). Here
+    only the text between the two commands' starts is scanned, then onwards from `box.end`: the
+    walk out through any number of levels reads each character about once.
+    """
+    end = box.start
+    while True:
+        at = _rfind_command(text, end)
+        if at < 0:
+            return None
+        i = _argument_at(text, at)
+        if i is not None:
+            break
+        end = at  # not a box command; look further back
+    if i >= len(text):
+        return None
+    if text[i] != "{":
+        outer = _bare_box(text, at, i)
+        return outer if outer.end >= box.end else None
+    close, depth = _scan_braces(text, i + 1, box.start, 1)
+    if close >= 0:
+        return None  # it closes before `box` starts
+    close, _ = _scan_braces(text, box.end, len(text), depth)
+    if close < 0:
+        return None  # never closed: the inner box stands
+    return Box(at, close + 1, text[i + 1:close])
+
+
 def matching_brace(text: str, open_at: int) -> int:
     """Index of the `}` closing the `{` at `open_at`, or -1; `\\{`, `\\}` and `\\\\` are skipped."""
-    depth = 0
-    i = open_at
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
+    return _scan_braces(text, open_at + 1, len(text), 1)[0]
+
+
+def _scan_braces(text: str, start: int, stop: int, depth: int) -> tuple[int, int]:
+    """Walk the braces of `text[start:stop]` from `depth`: the index of the `}` that brings the
+    depth to 0 (and 0), or -1 and the depth at `stop`. A regex jumps over everything else, so
+    plain text (a megabyte of digits) costs C speed, not a Python step per character."""
+    for token in _BRACE_TOKEN.finditer(text, start, stop):
+        ch = token.group()
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
             if depth == 0:
-                return i
-        i += 1
-    return -1
+                return token.start(), 0
+    return -1, depth
 
 
 def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
