@@ -29,7 +29,8 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     """Judge one response; returns `score`, `acc`, `format`, `pred`, `verdict` (+ shaping keys).
 
     Never raises on model text: a failure is a verdict. An unknown or empty data_source raises
-    `UnknownDataSourceError`, naming the closest registered names.
+    `UnknownDataSourceError`, naming the closest registered names, even a name verl's own
+    scorer knows: only `rewards.verl.compute_score`, the function verl loads, delegates those.
     """
     entry = get_scorer(data_source)
     settings = make_settings(entry.defaults, kwargs)

@@ -27,7 +27,7 @@ def compose(result: Result, response: Any, extra_info: Mapping[str, Any] | None,
         return result
     text = response if isinstance(response, str) else ""
     fmt, reason = result.format, result.reason
-    score = result.reward
+    score = result.score
     if has_rule:
         check = check_format(text, settings.format_rule, settings.format_mode, settings.think_prefilled)
         fmt = check.score

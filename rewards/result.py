@@ -34,30 +34,30 @@ VERDICTS = tuple(v.value for v in Verdict)
 class Result:
     """A verdict on one response.
 
-    `score` is what training optimises; it defaults to the accuracy and is changed only by
-    composition (format weight, shaping). `extras` holds shaping components, which a run that
-    enables them emits for every sample. `reason` is a human explanation that never reaches verl.
+    `score` is what training optimises, always a number: left out, it is the accuracy, and only
+    composition (format weight, shaping) changes it. `extras` holds shaping components, which a run
+    that enables them emits for every sample. `reason` is a human explanation that never reaches verl.
     """
 
     verdict: Verdict
     pred: str = ""
     format: float = 1.0
-    score: float | None = None
+    score: float = None  # type: ignore[assignment]  # None here means "the accuracy", set below
     extras: dict[str, float] = field(default_factory=dict)
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.score is None:
+            object.__setattr__(self, "score", self.acc)
 
     @property
     def acc(self) -> float:
         return 1.0 if self.verdict is Verdict.CORRECT else 0.0
 
-    @property
-    def reward(self) -> float:
-        return self.acc if self.score is None else self.score
-
     def to_dict(self) -> dict[str, Any]:
         """The dict verl receives: the five fixed keys, then any shaping components."""
         out: dict[str, Any] = {
-            "score": float(self.reward),
+            "score": float(self.score),
             "acc": self.acc,
             "format": float(self.format),
             "pred": self.pred,

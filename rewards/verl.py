@@ -46,7 +46,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     """Judge one response for verl; the dict has `score`, `acc`, `format`, `pred`, `verdict`.
 
     A data_source we do not score is delegated to verl's `default_compute_score`; a name that
-    neither knows raises `UnknownDataSourceError`, naming the closest registered names.
+    neither knows raises `UnknownDataSourceError`, naming the closest registered names. That
+    delegation is the one difference from the library's `rewards.compute_score`, which never
+    delegates (docs/verl.md, "Delegation").
     """
     _start_engine_once()
     if not _ours(data_source):

@@ -51,7 +51,7 @@ def test_format_reported_but_not_paid_at_weight_zero():
 def test_composition_returns_a_new_result_and_keeps_the_scorer_fields():
     base = Result(Verdict.WRONG, "5", reason="5 != 4")
     out = compose(base, "no tags", None, Settings(format_rule="think_boxed", format_weight=0.2))
-    assert base.format == 1.0 and base.score is None          # frozen original untouched
+    assert base.format == 1.0 and base.score == base.acc      # frozen original untouched
     assert (out.verdict, out.pred, out.format, out.score) == (Verdict.WRONG, "5", 0.0, 0.0)
     assert out.reason.startswith("5 != 4; format: ")
 
@@ -100,8 +100,8 @@ def test_score_equals_the_documented_formula(verdict, weight, text, rule, mode):
     settings = Settings(format_rule=rule, format_weight=weight, format_mode=mode)
     out = compose(Result(verdict, "4" if verdict in (Verdict.CORRECT, Verdict.WRONG) else ""), text, None, settings)
     assert out.format in (0.0, 1.0)
-    assert out.reward == pytest.approx((1 - weight) * out.acc + weight * out.format)
-    assert 0.0 <= out.reward <= 1.0
+    assert out.score == pytest.approx((1 - weight) * out.acc + weight * out.format)
+    assert 0.0 <= out.score <= 1.0
 
 
 @given(st.sampled_from([0.0, 1.0]), st.sampled_from([0.0, 1.0]), WEIGHT)
@@ -117,7 +117,7 @@ def test_score_range_with_shaping(verdict, text, weight, factor, lp, rp):
                         overlong_penalty_factor=factor, length_penalty=lp, repetition_penalty=rp,
                         repetition_ngram=1, length_unit="chars")
     out = compose(Result(verdict), text, None, settings)
-    assert -(factor + lp + rp) - 1e-9 <= out.reward <= 1.0
+    assert -(factor + lp + rp) - 1e-9 <= out.score <= 1.0
     assert all(v <= 0.0 for v in out.extras.values())
     enabled = {"overlong_penalty"} | ({"length_penalty"} if lp else set()) | ({"repetition_penalty"} if rp else set())
     assert set(out.extras) == enabled  # a zero coefficient turns its term (and key) off
@@ -126,8 +126,8 @@ def test_score_range_with_shaping(verdict, text, weight, factor, lp, rp):
 def test_failed_helper_results_compose_too():
     out = compose(failed(Verdict.TIMEOUT, "deadline"), "<think>a</think><answer>4</answer>", None,
                   Settings(format_rule="think_answer", format_weight=0.1))
-    assert (out.acc, out.format, out.reward) == (0.0, 1.0, pytest.approx(0.1))
-    assert wrong("5").reward == 0.0
+    assert (out.acc, out.format, out.score) == (0.0, 1.0, pytest.approx(0.1))
+    assert wrong("5").score == 0.0
 
 
 # --- per-data_source defaults ------------------------------------------------------------------

@@ -170,8 +170,8 @@ SHAPED = st.builds(
 def test_same_response_correct_never_below_wrong(response, settings):
     good = compose(correct("4"), response, None, settings)
     bad = compose(wrong("5"), response, None, settings)
-    assert good.reward >= bad.reward
-    assert good.reward - bad.reward == pytest.approx(1 - (settings.format_weight if settings.format_rule != "none" else 0))
+    assert good.score >= bad.score
+    assert good.score - bad.score == pytest.approx(1 - (settings.format_weight if settings.format_rule != "none" else 0))
 
 
 @given(st.integers(0, 600), SHAPED, st.sampled_from(["<think>t</think><answer>4</answer>", "#### 4"]),
@@ -187,4 +187,4 @@ def test_same_length_correct_never_below_wrong(length, settings, good_text, bad_
     assert len(a) == len(b)
     good = compose(correct("4"), a, None, settings)
     bad = compose(wrong("5"), b, None, settings)
-    assert good.reward >= bad.reward - 1e-12
+    assert good.score >= bad.score - 1e-12

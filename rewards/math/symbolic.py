@@ -22,11 +22,12 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 from latex2sympy2_extended.math_normalization import NormalizationConfig
 from sympy.core.relational import Relational
 
+from ..result import Verdict
 from .equivalence import compare, fast_value_eq
 from .structure import parse
 
-CORRECT, WRONG = "correct", "wrong"
-UNPARSABLE_PRED, UNPARSABLE_GOLD = "unparsable_pred", "unparsable_gold"
+CORRECT, WRONG = Verdict.CORRECT, Verdict.WRONG
+UNPARSABLE_PRED, UNPARSABLE_GOLD = Verdict.UNPARSABLE_PRED, Verdict.UNPARSABLE_GOLD
 
 _DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d+)(?![\d.])")
 _FAILED = object()
@@ -52,8 +53,8 @@ class _Tracker:
         self.pred_failed = False
 
 
-def symbolic_verdict(pred: str, gold: str) -> str:
-    """`correct`, `wrong`, `unparsable_pred` or `unparsable_gold` for two normalised answers.
+def symbolic_verdict(pred: str, gold: str) -> Verdict:
+    """`CORRECT`, `WRONG`, `UNPARSABLE_PRED` or `UNPARSABLE_GOLD` for two normalised answers.
 
     Top-level and picklable: the scorer runs it through `call_bounded` under a hard deadline.
     """

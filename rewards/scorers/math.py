@@ -30,12 +30,6 @@ MAX_ANSWER_CHARS = 1000
 MAX_NESTING = 40
 """Deeper brace nesting is refused before any parsing (a parser bomb, not an answer)."""
 
-_SYMBOLIC_VERDICTS = {
-    "correct": Verdict.CORRECT, "wrong": Verdict.WRONG,
-    "unparsable_pred": Verdict.UNPARSABLE_PRED, "unparsable_gold": Verdict.UNPARSABLE_GOLD,
-}
-
-
 def score_math(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
                settings: Settings) -> Result:
     """MATH: last \\boxed{} (else "the final answer is"), exact/symbolic equivalence with the gold."""
@@ -167,7 +161,7 @@ SYMBOLIC_VERDICT = WorkerFunction("rewards.math.symbolic", "symbolic_verdict")
 
 
 @lru_cache(maxsize=8192)
-def symbolic_verdict_bounded(pred: str, gold: str, timeout: float) -> str:
+def symbolic_verdict_bounded(pred: str, gold: str, timeout: float) -> Verdict:
     """The worker's verdict, remembered: a GRPO group often repeats an answer, and a verdict on the
     same pair never changes. Timeouts and crashes raise, so they are never remembered."""
     from ..engine import call_bounded
@@ -186,7 +180,7 @@ def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Res
         return failed(Verdict.ERROR, f"symbolic check worker died: {exc}", shown)
     except (WorkerError, EngineError) as exc:
         return failed(Verdict.ERROR, f"symbolic check failed: {exc}", shown)
-    result = _SYMBOLIC_VERDICTS.get(verdict, Verdict.ERROR)
+    result = verdict if isinstance(verdict, Verdict) else Verdict.ERROR
     if result is Verdict.CORRECT:
         return correct(shown)
     if result is Verdict.WRONG:
