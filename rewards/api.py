@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .compose import compose
+from .gold import UnusableGold, canonical_gold, refusal_logged
 from .registry import ScorerEntry, get_scorer
 from .result import Result, Verdict, failed
 from .settings import Settings, make_settings
@@ -48,7 +49,7 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
     samples = list(samples)
     entries = {s.data_source: get_scorer(s.data_source) for s in samples}
     settings = {name: make_settings(e.defaults, kwargs) for name, e in entries.items()}
-    order = round_robin([(s.data_source, str(s.ground_truth)) for s in samples])
+    order = round_robin([(s.data_source, _gold_key(s.ground_truth)) for s in samples])
     return map_ordered(lambda s: judge(entries[s.data_source], s.response, s.ground_truth,
                                        s.extra_info, settings[s.data_source]), samples, threads, order)
 
@@ -65,11 +66,25 @@ async def score_batch_async(samples: Iterable[Sample], *, threads: int | None = 
     return await asyncio.to_thread(score_batch, samples, threads=threads, **kwargs)
 
 
+def _gold_key(ground_truth: Any) -> Any:
+    """What groups a GRPO group's samples for `round_robin`: the canonical gold, never raising."""
+    try:
+        gold = canonical_gold(ground_truth)
+    except UnusableGold:
+        return None
+    return gold if isinstance(gold, str) else id(ground_truth)
+
+
 def judge(entry: ScorerEntry, response: Any, ground_truth: Any,
           extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
     """Run one scorer, turning anything it raises into an `error` verdict, then compose the score."""
     if not isinstance(response, str):
         result = failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
+        return compose(result, response, extra_info, settings)
+    try:
+        ground_truth = canonical_gold(ground_truth)
+    except UnusableGold as exc:
+        result = failed(Verdict.UNPARSABLE_GOLD, refusal_logged(exc, entry.name))
         return compose(result, response, extra_info, settings)
     try:
         result = entry.scorer(response, ground_truth, extra_info, settings)
