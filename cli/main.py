@@ -10,7 +10,7 @@ from importlib import import_module
 from .errors import CommandError
 
 # Module names under cli/, in the order `rewards --help` lists them.
-COMMANDS = ["score", "list_scorers", "prepare", "validate", "probe", "report", "train", "merge"]
+COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge"]
 
 
 def build_parser() -> argparse.ArgumentParser:

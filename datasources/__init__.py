@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from . import geometry3k, gsm8k, math, x_r1_750
+from . import geometry3k, gsm8k, hendrycks_math, x_r1_750
 from .base import Converted, Extracted, Family, SkipRow, convert
 from .table import make_family as table_family
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (gsm8k.FAMILY, math.FAMILY, x_r1_750.FAMILY,
-                                                   geometry3k.FAMILY)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (gsm8k.FAMILY, hendrycks_math.FAMILY,
+                                                   x_r1_750.FAMILY, geometry3k.FAMILY)}
 
 
 class FamilyError(ValueError):

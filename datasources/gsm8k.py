@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from rewards.numbers import format_number, parse_number
+from rewards.number_text import format_number, parse_number
 
 from .base import Extracted, Family, SkipRow, text_field
 

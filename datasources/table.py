@@ -34,7 +34,7 @@ def _gsm8k(text: str) -> str:
 
 
 def _last_number(text: str) -> str:
-    from rewards.numbers import format_number, last_number, number_value
+    from rewards.number_text import format_number, last_number, number_value
 
     token = last_number(text)
     value = number_value(token) if token else None

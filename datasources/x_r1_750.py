@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .base import Extracted, Family, text_field
-from .math import boxed_gold
+from .hendrycks_math import boxed_gold
 
 
 def extract(raw: Mapping[str, Any]) -> Extracted:

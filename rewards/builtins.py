@@ -8,5 +8,5 @@ line here.
 
 MODULES = (
     "rewards.scorers.gsm8k",
-    "rewards.scorers.math",
+    "rewards.scorers.boxed",
 )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .numbers import format_number, parse_number
+from .number_text import format_number, parse_number
 from .registry import UnknownDataSourceError
 
 ScoreFn = Callable[..., Any]

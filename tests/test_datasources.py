@@ -18,7 +18,7 @@ from datasources.base import SkipRow
 from datasources.geometry3k import extract as geo_extract
 from datasources.gsm8k import gold_from_solution
 from datasources.loading import SourceError, load_splits, select_rows
-from datasources.math import extract as math_extract
+from datasources.hendrycks_math import extract as math_extract
 from datasources.templates import (BOXED_SUFFIX, GSM8K_SUFFIX, THINK_BOX, TemplateError, build_prompt,
                                    get_template)
 from rewards import compute_score

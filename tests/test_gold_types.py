@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import rewards.verl as rv
 from rewards.api import Sample, compute_score, score_batch
 from rewards.gold import MAX_GOLD_CHARS, UnusableGold, canonical_gold
-from rewards.numbers import parse_number
+from rewards.number_text import parse_number
 
 SOURCES = ["lighteval/MATH", "openai/gsm8k"]
 

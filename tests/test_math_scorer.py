@@ -12,7 +12,7 @@ import pytest
 from rewards import compute_score
 from rewards.registry import get_scorer
 from rewards.result import RESULT_KEYS
-from rewards.scorers.math import score_math, score_math_dapo
+from rewards.scorers.boxed import score_math, score_math_dapo
 
 MATH = "lighteval/MATH"
 VERL_MATH_MODULES = {"math_reward", "math_dapo", "prime_math", "geo3k"}

@@ -2,7 +2,7 @@ from fractions import Fraction
 
 from hypothesis import given, strategies as st
 
-from rewards.numbers import format_number, last_number, parse_number
+from rewards.number_text import format_number, last_number, parse_number
 from rewards.region import answer_region
 
 

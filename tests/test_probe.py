@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from cli.main import main
 from rewards import register_scorer, registry
 from rewards.registry import list_scorers
-from rewards.numbers import NUMBER_RE, format_number, number_value, parse_number
+from rewards.number_text import NUMBER_RE, format_number, number_value, parse_number
 from rewards.probe import (ATTACK_NAMES, ATTACKS, CONTROL, Target, default_score_fn, gold_text, probe,
                            responses_for, select_attacks, wrong_answers)
 from rewards.probe_samples import sample_targets

@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
-from ..numbers import parse_number
+from ..number_text import parse_number
 from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
 

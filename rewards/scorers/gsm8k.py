@@ -11,7 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ..numbers import NUMBER, format_number, last_number, number_value, parse_number
+from ..number_text import NUMBER, format_number, last_number, number_value, parse_number
 from ..region import answer_region
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong

@@ -36,7 +36,7 @@ from rewards import Sample, compute_score, score_batch  # noqa: E402
 from rewards.math.equivalence import fast_equal  # noqa: E402
 from rewards.math.normalize import normalize  # noqa: E402
 from rewards.region import answer_region  # noqa: E402
-from rewards.scorers.math import find_answer, gold_answer  # noqa: E402
+from rewards.scorers.boxed import find_answer, gold_answer  # noqa: E402
 
 FIDELITY = ROOT / "tests" / "fixtures" / "math_fidelity.jsonl"
 

@@ -1,4 +1,5 @@
-"""The MATH family: `lighteval/MATH`, `DigitalLearningGmbH/MATH-lighteval`, `HuggingFaceH4/MATH-500`.
+"""The MATH family (Hendrycks et al.'s MATH dataset; family name `math`): `lighteval/MATH`,
+`DigitalLearningGmbH/MATH-lighteval`, `HuggingFaceH4/MATH-500`.
 
 The gold is the content of the solution's last `\\boxed{}` (read by the MATH scorer's own
 extractor, so the data and the reward agree on what a box is). MATH-500 also ships an `answer`

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.normalize import normalize
-from ..numbers import format_number
+from ..number_text import format_number
 from ..region import answer_region
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
