@@ -1,7 +1,12 @@
-"""`rewards score`: judge a JSONL file of responses (our rows, verl rows or verl rollout dumps).
+"""`rewards score`: judge a file of responses (our rows, verl rows or verl rollout dumps).
 
+Input is read by schemas/reader.py: JSONL, gzip JSONL, parquet, or a folder of verl step dumps.
 Every input line yields exactly one output line, in order: a line that cannot be read or scored
-becomes a row with verdict `error` and a message naming the line, so nothing is lost.
+becomes a row with verdict `error` and a message naming the file and line, so nothing is lost.
+The output is written to a temporary file and renamed at the end; it may never be the input.
+
+Exit status: 0 when at least one row was scored (failed rows are summarised on stderr), 1 when no
+row could be scored, 2 for a usage error or a file that cannot be read or written.
 """
 
 from __future__ import annotations
@@ -9,13 +14,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from contextlib import ExitStack
 from itertools import islice
+from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
 from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
-from rewards.result import Verdict, failed
+from rewards.result import RESULT_KEYS, Verdict, failed
+from schemas.reader import STEP_FILE, InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, read_record, write_record
 
 from .errors import CommandError
@@ -24,15 +32,19 @@ from .summary import Summary
 
 CHUNK = 2048
 MAX_LISTED_ERRORS = 10
+NOTHING_SCORED = 1  # exit status when not one row could be scored (2 is a usage or file error)
 
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "score", help="score a JSONL file of model responses",
-        description="Score each line of a JSONL file. A line needs a response (`response`, "
+        "score", help="score a file of model responses",
+        description="Score each row of a JSONL, gzip JSONL or parquet file, or of a folder of verl step "
+                    "dumps (<step>.jsonl, in step order). A row needs a response (`response`, "
                     "`solution_str` or verl's dump key `output`) and a gold answer (`ground_truth`, "
-                    "`reward_model.ground_truth` or `gts`). Prints a summary per data_source and verdict.")
-    p.add_argument("file", help="input JSONL ('-' for standard input)")
+                    "`reward_model.ground_truth` or `gts`). Prints a summary per data_source and verdict.",
+        epilog="exit status: 0 at least one row scored (failures summarised on stderr); 1 no row could "
+               "be scored; 2 usage error, or a file that cannot be read or written")
+    p.add_argument("file", help="input file or folder of step dumps ('-' for standard input)")
     p.add_argument("-o", "--output", help="write every input row with the result keys added ('-' for stdout)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
     add_settings_flags(p)
@@ -65,51 +77,72 @@ def _run(args) -> int:
     errors: list[str] = []  # the first MAX_LISTED_ERRORS messages; n_errors counts them all
     n_errors = 0
     _configure_engine(args)
+    _refuse_overwriting_input(args.file, args.output)
+    try:
+        rows = read_rows(args.file)
+    except UnreadableFile as exc:
+        raise CommandError(str(exc)) from None
     with ExitStack() as stack:
-        source = _open(stack, args.file, "r", sys.stdin)
-        sink = _open(stack, args.output, "w", sys.stdout) if args.output else None
-        lines = _with_progress(stack, source, args)
+        sink = _open_output(stack, args.output) if args.output else None
+        rows = _with_progress(stack, rows, args)
         if args.ray is not None:
-            scored = score_lines_ray(lines, args.data_source, settings_from(args), args.ray, args.workers)
+            scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers)
         else:
-            scored = score_lines(lines, args.data_source, settings_from(args))
-        for line_no, row, result in scored:
-            summary.add(_source_label(row, args.data_source), result)
-            if result.get("error"):
-                n_errors += 1
-                if len(errors) < MAX_LISTED_ERRORS:
-                    errors.append(result["error"])
-            if sink is not None:
-                sink.write(json.dumps(_output_row(row, result), ensure_ascii=False) + "\n")
+            scored = score_rows(rows, args.data_source, settings_from(args))
+        try:
+            for item, row, result in scored:
+                summary.add(_source_label(row, args.data_source), result)
+                if result.get("error"):
+                    n_errors += 1
+                    if len(errors) < MAX_LISTED_ERRORS:
+                        errors.append(result["error"])
+                if sink is not None:
+                    _write_line(sink, _output_row(item, row, result, args.data_source))
+        except UnreadableFile as exc:  # a gzip or parquet stream damaged part-way
+            raise CommandError(str(exc)) from None
     report = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
         print(json.dumps({"rows": summary.total, "errors": n_errors, "table": summary.rows()}), file=report)
     else:
         summary.print(report)
     if n_errors:
-        print(f"\n{n_errors} row(s) could not be scored:", file=sys.stderr)
+        print(f"\n{n_errors} of {summary.total} row(s) could not be scored:", file=sys.stderr)
         for message in errors:
             print(f"  {message}", file=sys.stderr)
         if n_errors > len(errors):
             print(f"  ... and {n_errors - len(errors)} more (see `error` in the output rows)", file=sys.stderr)
+    if n_errors == summary.total:
+        reason = f"first: {errors[0]}" if errors else "the input has no lines"
+        print(f"rewards score: no row could be scored ({reason})", file=sys.stderr)
+        return NOTHING_SCORED
     return 0
 
 
-def score_lines(lines: TextIO, data_source: str | None, settings: dict[str, Any]
-                ) -> Iterator[tuple[int, Any, dict[str, Any]]]:
-    """(line number, parsed row or raw text, result dict) for every line, in order, chunk by chunk."""
-    numbered = enumerate(lines, start=1)
-    while chunk := list(islice(numbered, CHUNK)):
+def score_rows(rows: Iterable[InputRow], data_source: str | None, settings: dict[str, Any]
+               ) -> Iterator[tuple[InputRow, Any, dict[str, Any]]]:
+    """(input row, parsed value or raw text, result dict) for every input row, in order, chunk by chunk."""
+    rows = iter(rows)
+    while chunk := list(islice(rows, CHUNK)):
         yield from _score_chunk(chunk, data_source, settings)
 
 
-def score_lines_ray(lines: Iterable[str], data_source: str | None, settings: dict[str, Any],
-                    address: str, workers: int | None = None) -> Iterator[tuple[int, Any, dict[str, Any]]]:
-    """`score_lines` with each chunk scored as a task on a Ray cluster; same rows, same order."""
+def score_lines(lines: Iterable[str], data_source: str | None, settings: dict[str, Any]
+                ) -> Iterator[tuple[int, Any, dict[str, Any]]]:
+    """`score_rows` over lines of text, numbered from 1 (for callers that read text themselves;
+    new code reads files with schemas.reader.read_rows and calls score_rows)."""
+    parsed = (parse_line(text.rstrip("\n").encode("utf-8", "surrogatepass"), f"line {n}")
+              for n, text in enumerate(lines, start=1))
+    for n, (_, row, result) in enumerate(score_rows(parsed, data_source, settings), start=1):
+        yield n, row, result
+
+
+def score_rows_ray(rows: Iterable[InputRow], data_source: str | None, settings: dict[str, Any],
+                   address: str, workers: int | None = None) -> Iterator[tuple[InputRow, Any, dict[str, Any]]]:
+    """`score_rows` with each chunk scored as a task on a Ray cluster; same rows, same order."""
     from rewards.engine.ray_map import ray_ordered_map
 
-    numbered = enumerate(lines, start=1)
-    chunks = iter(lambda: list(islice(numbered, CHUNK)), [])
+    rows = iter(rows)
+    chunks = iter(lambda: list(islice(rows, CHUNK)), [])
     env = {"REWARDS_WORKERS": str(workers or 1)}  # one symbolic worker per Ray task unless asked
     try:
         for results in ray_ordered_map(score_chunk, chunks, args=(data_source, settings),
@@ -119,37 +152,35 @@ def score_lines_ray(lines: Iterable[str], data_source: str | None, settings: dic
         raise CommandError(f"cannot use the Ray cluster {address or '(default)'}: {exc}") from exc
 
 
-def score_chunk(chunk: list[tuple[int, str]], data_source: str | None, settings: dict[str, Any]
-                ) -> list[tuple[int, Any, dict[str, Any]]]:
+def score_chunk(chunk: list[InputRow], data_source: str | None, settings: dict[str, Any]
+                ) -> list[tuple[InputRow, Any, dict[str, Any]]]:
     """One chunk's rows as a list (a Ray task's return value)."""
     return list(_score_chunk(chunk, data_source, settings))
 
 
-def _score_chunk(chunk, data_source, settings):
+def _score_chunk(chunk: list[InputRow], data_source, settings):
     rows: list[Any] = []
     outcomes: list[dict[str, Any] | None] = []
     samples, pending = [], []
-    for line_no, text in chunk:
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            rows.append(text.rstrip("\n"))
-            outcomes.append(_error(f"line {line_no}: invalid JSON ({exc.msg} at column {exc.colno})"))
+    for item in chunk:
+        if item.error is not None:
+            rows.append(item.text)
+            outcomes.append(_error(item.error))
             continue
+        row = item.value
         rows.append(row)
         try:
             source, response, gold, extra = read_record(row, data_source)
             get_scorer(source)
         except (RecordError, UnknownDataSourceError) as exc:
-            outcomes.append(_error(f"line {line_no}: {exc}"))
+            outcomes.append(_error(f"{item.where}: {exc}"))
             continue
         outcomes.append(None)
         pending.append(len(outcomes) - 1)
         samples.append(Sample(source, response, gold, extra))
     for index, result in zip(pending, score_batch(samples, **settings)):
         outcomes[index] = result.to_dict()
-    for (line_no, _), row, outcome in zip(chunk, rows, outcomes):
-        yield line_no, row, outcome
+    yield from zip(chunk, rows, outcomes)
 
 
 def _configure_engine(args) -> None:
@@ -162,30 +193,26 @@ def _configure_engine(args) -> None:
     engine.configure(workers=args.workers)
 
 
-def _with_progress(stack: ExitStack, source: TextIO, args) -> Iterable[str]:
-    """The input lines, with a progress bar on stderr for runs longer than a second (by bytes
-    when the size is known). Off with --quiet, or when stderr is not a terminal."""
+def _with_progress(stack: ExitStack, rows: Iterable[InputRow], args) -> Iterable[InputRow]:
+    """The input rows, with a row count on stderr for runs longer than a second.
+    Off with --quiet, or when stderr is not a terminal (logs stay clean)."""
     if args.quiet or not sys.stderr.isatty():
-        return source
+        return rows
     from tqdm import tqdm
 
-    try:
-        total = os.fstat(source.fileno()).st_size if args.file != "-" else None
-    except (OSError, ValueError):
-        total = None
-    bar = stack.enter_context(tqdm(total=total or None, unit="B", unit_scale=True, delay=1.0,
-                                   file=sys.stderr, desc="scoring", leave=False))
-    return _counted(source, bar)
+    bar = stack.enter_context(tqdm(unit=" rows", unit_scale=True, delay=1.0, file=sys.stderr,
+                                   desc="scoring", leave=False))
+    return _counted(rows, bar)
 
 
-def _counted(lines: Iterable[str], bar, every: int = 256) -> Iterator[str]:
+def _counted(items: Iterable[Any], bar, every: int = 256) -> Iterator[Any]:
     pending = 0
-    for k, line in enumerate(lines, 1):
-        pending += len(line.encode("utf-8", "surrogatepass"))
-        if k % every == 0:
+    for item in items:
+        pending += 1
+        if pending == every:
             bar.update(pending)
             pending = 0
-        yield line
+        yield item
     bar.update(pending)
 
 
@@ -195,21 +222,74 @@ def _error(message: str) -> dict[str, Any]:
     return out
 
 
-def _output_row(row: Any, result: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(row, str):  # a line that was not JSON: keep its text
+def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: str | None) -> dict[str, Any]:
+    """The input row with the results added, the data_source it was scored under and, for a row
+    of a verl step dump read from a folder, its step; a line that was not JSON keeps its text."""
+    if item.error is not None or not isinstance(row, dict):
         return {"input": row, **result}
-    return write_record(row, result)
+    out = write_record(row, result)
+    if not out.get("data_source") and data_source:
+        out["data_source"] = data_source
+    if item.step is not None:
+        out.setdefault("step", item.step)
+    return out
+
+
+def _write_line(sink: TextIO, row: dict[str, Any]) -> None:
+    try:
+        line = json.dumps(row, ensure_ascii=False)
+    except (RecursionError, ValueError):  # a value json can read but not write back (deep nesting)
+        line = json.dumps({k: row[k] for k in RESULT_KEYS if k in row} | {"input": "(row too deep to write)"})
+    try:
+        sink.write(line + "\n")
+    except UnicodeEncodeError:  # a lone surrogate ("\\ud800" in the input): keep it as an escape
+        sink.write(json.dumps(row, ensure_ascii=True) + "\n")
 
 
 def _source_label(row: Any, default: str | None) -> str:
     source = row.get("data_source") if isinstance(row, dict) else None
-    return str(source or default or "(none)")
+    label = str(source or default or "(none)")
+    return label.encode("utf-8", "backslashreplace").decode("utf-8")  # printable even with a lone surrogate
 
 
-def _open(stack: ExitStack, path: str, mode: str, std: TextIO) -> TextIO:
+def _refuse_overwriting_input(source: str, output: str | None) -> None:
+    """`-o` onto the input (or onto a step file of the input folder) would destroy what is read."""
+    if not output or output == "-" or source == "-":
+        return
+    src, out = Path(source).resolve(), Path(output).resolve()
+    same = out == src or (out.exists() and src.exists() and os.path.samefile(out, src))
+    inside = src.is_dir() and out.parent == src and STEP_FILE.match(out.name) is not None
+    if same or inside:
+        raise CommandError(f"-o {output} would overwrite the input {source}; write the results elsewhere")
+
+
+def _open_output(stack: ExitStack, path: str) -> TextIO:
+    """stdout for '-'; else a temporary file beside `path`, renamed onto it only when every row is
+    written, so that an interrupted run leaves no half file (and never touches the input)."""
     if path == "-":
-        return std
+        return sys.stdout
+    target = Path(path)
     try:
-        return stack.enter_context(open(path, mode, encoding="utf-8"))
+        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent or ".",
+                                             prefix=f".{target.name}.", suffix=".tmp", delete=False)
     except OSError as exc:
-        raise CommandError(f"cannot open {path}: {exc.strerror}") from exc
+        raise CommandError(f"cannot write {path}: {exc.strerror}") from exc
+    stack.callback(_finish, handle, target)
+    stack.push(lambda kind, *_: _discard(handle) if kind is not None else None)
+    return handle
+
+
+def _finish(handle, target: Path) -> None:
+    if handle.closed:
+        return
+    handle.close()
+    try:
+        os.replace(handle.name, target)
+    except OSError as exc:
+        _discard(handle)
+        raise CommandError(f"cannot write {target}: {exc.strerror}") from exc
+
+
+def _discard(handle) -> None:
+    handle.close()
+    Path(handle.name).unlink(missing_ok=True)

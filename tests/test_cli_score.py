@@ -37,11 +37,11 @@ def test_broken_lines_are_kept_and_named(tmp_path, capsys):
     rows = read_jsonl(out)
     assert len(rows) == 6
     assert [r["verdict"] for r in rows] == ["correct", "error", "error", "error", "error", "wrong"]
-    assert rows[1]["error"].startswith("line 2: invalid JSON") and "input" in rows[1]
+    assert rows[1]["error"] == f"{src} line 2: invalid JSON (Expecting value at column 45)" and "input" in rows[1]
     assert "line 3" in rows[2]["error"] and "openai/gsm8k" in rows[2]["error"]
     assert "line 4" in rows[3]["error"] and "response" in rows[3]["error"]
     err = capsys.readouterr().err
-    assert "4 row(s) could not be scored" in err
+    assert "4 of 6 row(s) could not be scored" in err
 
 
 def test_verl_dump_rows_with_data_source_flag(tmp_path):

@@ -46,7 +46,7 @@ def test_workers_flag_sizes_the_pool_and_every_line_comes_back_in_order(rows_fil
     assert len(rows) == 5000
     for i, row in enumerate(rows):
         if i % 97 == 5:
-            assert row["verdict"] == "error" and row["error"].startswith(f"line {i + 1}:")
+            assert row["verdict"] == "error" and row["error"].startswith(f"{rows_file} line {i + 1}:")
         elif i % 250 == 7:
             assert row["verdict"] == "correct" and row["data_source"] == "lighteval/MATH"
         else:
@@ -67,7 +67,7 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(rows_file):
     assert json.loads(done.stdout)["rows"] == 5000
 
 
-def test_progress_counts_every_byte():
+def test_progress_counts_every_row():
     class Bar:
         n = 0
 
@@ -76,16 +76,17 @@ def test_progress_counts_every_byte():
     lines = [f"{i} é\n" for i in range(1000)]
     bar = Bar()
     assert list(_counted(lines, bar, every=7)) == lines
-    assert bar.n == sum(len(line.encode()) for line in lines)
+    assert bar.n == 1000
 
 
 def test_many_errors_are_counted_but_only_a_few_listed(tmp_path, capsys):
     src = tmp_path / "bad.jsonl"
     src.write_text("{\n" * 500)
-    assert main(["score", str(src), "--json", "-q"]) == 0
+    assert main(["score", str(src), "--json", "-q"]) == 1  # not one row scored
     captured = capsys.readouterr()
     assert json.loads(captured.out)["errors"] == 500
-    assert "500 row(s) could not be scored" in captured.err and "... and 490 more" in captured.err
+    assert "500 of 500 row(s) could not be scored" in captured.err and "... and 490 more" in captured.err
+    assert "no row could be scored" in captured.err
 
 
 def test_score_lines_is_lazy():

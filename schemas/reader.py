@@ -1,0 +1,207 @@
+"""The one reader of row files: JSONL, gzip JSONL, verl parquet, and folders of verl step dumps.
+
+`rewards score`, `report`, `probe` and `validate` read their input here, so that every command
+accepts the same files and reports a bad line the same way. Two promises:
+
+- Never lose a row. Every input line yields exactly one `InputRow`, in order. A line that cannot be
+  read (bytes that are not UTF-8, invalid or truncated JSON, JSON nested too deep to parse, an integer
+  longer than Python reads, a blank line) is an `InputRow` whose `error` names the file, the line and
+  the column; its `text` keeps what was there. Lines are split on `\\n` only (a raw CR inside a string
+  stays in its line) and a UTF-8 byte-order mark at the start of the file is skipped.
+- A file that cannot be read at all (missing, a folder that holds no step dumps, UTF-16, binary, a
+  damaged parquet or gzip stream) raises `UnreadableFile` with one line naming the file.
+
+The format is decided by content, not by name: gzip and parquet by their magic bytes, so `x.jsonl`
+that is really gzip still reads. A folder is read as verl's `trainer.rollout_data_dir` /
+`validation_data_dir` dumps: its `<step>.jsonl` files in step order, each row tagged with its step.
+Reading is streamed (one line or one parquet batch at a time), so memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from .errors import first_line
+
+GZIP_MAGIC = b"\x1f\x8b"
+PARQUET_MAGIC = b"PAR1"
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
+PARQUET_BATCH = 1024
+SNIFF = 8192  # bytes looked at to call a file binary
+TEXT_BYTES = bytes([9, 10, 13, *range(32, 256)])  # what a text file is made of; the rest are control bytes
+
+
+class UnreadableFile(ValueError):
+    """The whole file cannot be read; the message is one line that names it."""
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One line (or parquet row) of input.
+
+    `value` is the parsed JSON value (usually a dict; any JSON value is passed on, callers decide),
+    or None when `error` is set. `where` is "FILE line N" (lines count from 1) or "FILE row N"
+    (parquet rows count from 0, as pandas and verl's `extra_info.index` do). `text` is the raw line
+    for error rows (undecodable bytes shown as `\\xNN`), else None. `step` is the verl step of a
+    dump file read from a folder, else None.
+    """
+
+    where: str
+    value: Any = None
+    error: str | None = None
+    text: str | None = None
+    step: int | None = None
+
+
+def read_rows(path: str | Path, *, stdin: IO[bytes] | None = None) -> Iterator[InputRow]:
+    """Every row of the file, folder or ('-') standard input, in order. Raises UnreadableFile.
+
+    The checks that can fail for the whole file run before the first row is produced, except for a
+    gzip or parquet stream damaged in the middle, which raises where the damage is found.
+    """
+    if str(path) == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        _check_text(stream, "<stdin>")
+        return _stream_rows(stream, "<stdin>", None)
+    path = Path(path)
+    if path.is_dir():
+        return _folder_rows(path, _step_files(path))
+    stream = _open(path)
+    if _peek(stream, 4) == PARQUET_MAGIC:
+        stream.close()
+        return _parquet_rows(path)
+    try:
+        _check_text(stream, str(path))
+    except UnreadableFile:
+        stream.close()
+        raise
+    return _closing(stream, _stream_rows(stream, str(path), None))
+
+
+def parse_line(data: bytes, where: str, step: int | None = None) -> InputRow:
+    """One line of JSONL (without its `\\n`) as an InputRow; an error row when it does not parse."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return InputRow(where, error=f"{where}: not UTF-8 (byte 0x{data[exc.start]:02x} at byte column "
+                                     f"{exc.start + 1}; save the file as UTF-8)",
+                        text=data.decode("utf-8", "backslashreplace"), step=step)
+    if not text.strip():
+        return InputRow(where, error=f"{where}: blank line", text=text, step=step)
+    try:
+        return InputRow(where, value=json.loads(text, strict=False), step=step)  # raw control chars kept
+    except json.JSONDecodeError as exc:
+        reason = f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
+    except RecursionError:
+        reason = "invalid JSON (nested too deep to read)"
+    except ValueError as exc:  # an integer longer than Python's int-from-text limit
+        reason = f"invalid JSON ({str(exc).split(';')[0]})"
+    return InputRow(where, error=f"{where}: {reason}", text=text, step=step)
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+def _open(path: Path) -> IO[bytes]:
+    try:
+        raw = open(path, "rb")
+    except FileNotFoundError:
+        raise UnreadableFile(f"cannot open {path}: no such file") from None
+    except OSError as exc:
+        raise UnreadableFile(f"cannot open {path}: {exc.strerror or exc}") from None
+    if _peek(raw, 2) == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # closing it leaves `raw` open: _closing closes both
+    return raw
+
+
+def _peek(stream: IO[bytes], n: int) -> bytes:
+    """The first n bytes, leaving the stream where it was (works on pipes, which cannot seek)."""
+    if hasattr(stream, "peek"):
+        return stream.peek(n)[:n]
+    head = stream.read(n)
+    stream.seek(0)
+    return head
+
+
+def _stream_rows(stream: IO[bytes], name: str, step: int | None) -> Iterator[InputRow]:
+    number = 0
+    try:
+        for number, data in enumerate(stream, start=1):  # binary iteration splits on b"\n" only
+            if number == 1 and data.startswith(UTF8_BOM):
+                data = data[len(UTF8_BOM):]
+            if data.endswith(b"\n"):
+                data = data[:-1]
+                if data.endswith(b"\r"):  # a CRLF file: the CR belongs to the line ending
+                    data = data[:-1]
+            yield parse_line(data, f"{name} line {number}", step)
+    except (OSError, EOFError, zlib.error) as exc:  # gzip stream damaged or cut short
+        raise UnreadableFile(f"{name}: cannot read past line {number}: {first_line(exc)}") from None
+
+
+def _check_text(stream: IO[bytes], name: str) -> None:
+    try:
+        head = _peek(stream, SNIFF)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UnreadableFile(f"{name}: damaged gzip stream ({first_line(exc)})") from None
+    if head.startswith(UTF16_BOMS):
+        raise UnreadableFile(f"{name}: the file is UTF-16; save it as UTF-8 JSON lines")
+    controls = len(head.translate(None, TEXT_BYTES))
+    if controls > max(2, len(head) // 20):  # JSON lines hold few raw control bytes; UTF-16 and binaries many
+        utf16 = head.count(0) * 3 > len(head)  # ASCII text as UTF-16: every other byte is 0
+        kind = "UTF-16 without a byte-order mark" if utf16 else "binary"
+        raise UnreadableFile(f"{name}: not a JSON lines file ({kind}?); save it as UTF-8 JSON lines")
+
+
+def _closing(stream: IO[bytes], rows: Iterator[InputRow]) -> Iterator[InputRow]:
+    try:
+        yield from rows
+    finally:
+        stream.close()
+        inner = getattr(stream, "fileobj", None)
+        if inner is not None:
+            inner.close()
+
+
+def _step_files(folder: Path) -> list[tuple[int, Path]]:
+    steps = sorted((int(m.group(1)), p) for p in folder.iterdir()
+                   if p.is_file() and (m := STEP_FILE.match(p.name)))
+    if not steps:
+        raise UnreadableFile(f"{folder} is a folder without verl step dumps (<step>.jsonl); "
+                             "give a file, or the folder of trainer.rollout_data_dir")
+    return steps
+
+
+def _folder_rows(folder: Path, steps: list[tuple[int, Path]]) -> Iterator[InputRow]:
+    for step, path in steps:
+        stream = _open(path)
+        _check_text(stream, str(path))
+        yield from _closing(stream, _stream_rows(stream, str(path), step))
+
+
+def _parquet_rows(path: Path) -> Iterator[InputRow]:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:
+        raise UnreadableFile(f"{path}: not a readable parquet file ({first_line(exc)})") from None
+    return _parquet_batches(parquet, str(path))
+
+
+def _parquet_batches(parquet, name: str) -> Iterator[InputRow]:
+    index = 0
+    try:
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH):
+            for row in batch.to_pylist():
+                yield InputRow(f"{name} row {index}", value=row)
+                index += 1
+    except Exception as exc:  # pyarrow raises its own types for damaged pages
+        raise UnreadableFile(f"{name}: cannot read past row {index}: {first_line(exc)}") from None
