@@ -69,22 +69,16 @@ def read_rows(path: str | Path, *, stdin: IO[bytes] | None = None) -> Iterator[I
     gzip or parquet stream damaged in the middle, which raises where the damage is found.
     """
     if str(path) == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        _check_text(stream, "<stdin>")
+        stream = _text_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
         return _stream_rows(stream, "<stdin>", None)
     path = Path(path)
     if path.is_dir():
         return _folder_rows(path, _step_files(path))
-    stream = _open(path)
-    if _peek(stream, 4) == PARQUET_MAGIC:
-        stream.close()
+    raw = _open(path)
+    if _peek(raw, 4) == PARQUET_MAGIC:
+        raw.close()
         return _parquet_rows(path)
-    try:
-        _check_text(stream, str(path))
-    except UnreadableFile:
-        stream.close()
-        raise
-    return _closing(stream, _stream_rows(stream, str(path), None))
+    return _closing(raw, _stream_rows(_text_stream(raw, str(path)), str(path), None))
 
 
 def parse_line(data: bytes, where: str, step: int | None = None) -> InputRow:
@@ -117,9 +111,19 @@ def _open(path: Path) -> IO[bytes]:
         raise UnreadableFile(f"cannot open {path}: no such file") from None
     except OSError as exc:
         raise UnreadableFile(f"cannot open {path}: {exc.strerror or exc}") from None
-    if _peek(raw, 2) == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # closing it leaves `raw` open: _closing closes both
     return raw
+
+
+def _text_stream(raw: IO[bytes], name: str) -> IO[bytes]:
+    """The bytes of JSON lines: `raw` itself, or unzipped when it starts with gzip's magic bytes.
+    Raises UnreadableFile (closing `raw`) when they look like UTF-16 or a binary file."""
+    try:
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if _peek(raw, 2) == GZIP_MAGIC else raw
+        _check_text(stream, name)
+    except UnreadableFile:
+        raw.close()
+        raise
+    return stream
 
 
 def _peek(stream: IO[bytes], n: int) -> bytes:
@@ -160,14 +164,11 @@ def _check_text(stream: IO[bytes], name: str) -> None:
         raise UnreadableFile(f"{name}: not a JSON lines file ({kind}?); save it as UTF-8 JSON lines")
 
 
-def _closing(stream: IO[bytes], rows: Iterator[InputRow]) -> Iterator[InputRow]:
+def _closing(raw: IO[bytes], rows: Iterator[InputRow]) -> Iterator[InputRow]:
     try:
         yield from rows
     finally:
-        stream.close()
-        inner = getattr(stream, "fileobj", None)
-        if inner is not None:
-            inner.close()
+        raw.close()
 
 
 def _step_files(folder: Path) -> list[tuple[int, Path]]:
@@ -181,9 +182,8 @@ def _step_files(folder: Path) -> list[tuple[int, Path]]:
 
 def _folder_rows(folder: Path, steps: list[tuple[int, Path]]) -> Iterator[InputRow]:
     for step, path in steps:
-        stream = _open(path)
-        _check_text(stream, str(path))
-        yield from _closing(stream, _stream_rows(stream, str(path), step))
+        raw = _open(path)
+        yield from _closing(raw, _stream_rows(_text_stream(raw, str(path)), str(path), step))
 
 
 def _parquet_rows(path: Path) -> Iterator[InputRow]:
