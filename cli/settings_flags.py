@@ -28,6 +28,8 @@ def _flags() -> list[tuple[str, dict[str, Any]]]:
         ("repetition_ngram", dict(type=int, help="word n-gram size for the repetition share")),
         ("length_unit", dict(choices=LENGTH_UNITS, help="count response length in tokens or chars")),
         ("length_tokenizer", dict(help="tokenizer path to count response tokens")),
+        ("verdict_keys", dict(action="store_const", const=True,
+                              help="add one 0/1 key per failure verdict (verdict_timeout, ...) to each result")),
     ]
 
 

@@ -6,7 +6,8 @@
 weight does not apply: `format` stays what the scorer reported (1.0) and the score is the accuracy,
 so a weight given to a mixed run never pays GSM8K or MATH rows for a format they were not asked for.
 Each enabled shaping term is added under its own key for every sample judged with the same settings
-(verl needs identical keys across a batch); disabled terms add no key.
+(verl needs identical keys across a batch); disabled terms add no key. With `verdict_keys` on, the
+0/1 verdict keys (rewards/result.py: VERDICT_KEYS) follow, after the score is settled.
 """
 
 from __future__ import annotations
@@ -15,16 +16,23 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from .format import check_format
-from .result import Result
+from .result import Result, verdict_flags
 from .settings import Settings
 from .shaping import shaping_enabled, shaping_terms
 
 
 def compose(result: Result, response: Any, extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
     """The scorer's result with `format`, `score` and the shaping components filled in (a new Result)."""
+    if settings.format_rule != "none" or shaping_enabled(settings):
+        result = _shape(result, response, extra_info, settings)
+    if settings.verdict_keys:
+        result = replace(result, extras={**result.extras, **verdict_flags(result.verdict)})
+    return result
+
+
+def _shape(result: Result, response: Any, extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
+    """Format check, weighted score and shaping terms."""
     has_rule = settings.format_rule != "none"
-    if not has_rule and not shaping_enabled(settings):
-        return result
     text = response if isinstance(response, str) else ""
     fmt, reason = result.format, result.reason
     score = result.score

@@ -28,6 +28,14 @@ class Verdict(str, Enum):
 
 RESULT_KEYS = ("score", "acc", "format", "pred", "verdict")
 VERDICTS = tuple(v.value for v in Verdict)
+VERDICT_KEYS = tuple(f"verdict_{v}" for v in VERDICTS if v != Verdict.CORRECT.value)
+"""The 0/1 keys the `verdict_keys` setting adds (`acc` already counts `correct`): verl skips the
+string `verdict` on its dashboard but averages numbers, so these plot as verdict rates."""
+
+
+def verdict_flags(verdict: Verdict) -> dict[str, float]:
+    """1.0 under the key of this verdict, 0.0 under every other failure verdict's key."""
+    return {key: float(key == f"verdict_{verdict.value}") for key in VERDICT_KEYS}
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,8 @@ class Settings:
     """`tokens` (from extra_info['response_length'] or `length_tokenizer`) or `chars`."""
     length_tokenizer: str | None = None
     """Path or hub id of the policy's tokenizer, to count response tokens for the length terms."""
+    verdict_keys: bool = False
+    """Add one 0/1 key per failure verdict (`verdict_timeout`, ...) so verl's dashboard plots their rates."""
 
     def __post_init__(self) -> None:
         if self.gsm8k_mode not in GSM8K_MODES:
@@ -79,6 +81,10 @@ def _check_format_and_shaping(s: Settings) -> None:
 
     prefilled = {True: "yes", False: "no", "true": "yes", "false": "no"}.get(s.think_prefilled, s.think_prefilled)
     object.__setattr__(s, "think_prefilled", prefilled)
+    flag = {"true": True, "false": False}.get(str(s.verdict_keys).lower(), s.verdict_keys)
+    if not isinstance(flag, bool):
+        raise SettingsError(f"verdict_keys must be true or false, got {s.verdict_keys!r}")
+    object.__setattr__(s, "verdict_keys", flag)
     for name, allowed in (("format_rule", FORMAT_RULES), ("format_mode", FORMAT_MODES),
                           ("think_prefilled", THINK_PREFILLED), ("length_unit", LENGTH_UNITS)):
         if getattr(s, name) not in allowed:

@@ -57,21 +57,28 @@ def make_batch(tokenizer, rows: list[Row]):
 def verl_dump_writer():
     """verl's own rollout-dump writer, `RayPPOTrainer._write_generations`, as a plain function.
 
-    Importing verl's trainer module needs the GPU-side serving stack (vLLM/uvicorn), which CPU test
-    machines lack, so the function's own source is compiled from the installed verl instead: the
-    JSONL rows are exactly the ones `trainer.rollout_data_dir` receives.
+    The JSONL rows are exactly the ones `trainer.rollout_data_dir` receives.
     """
-    import ast
     import json
     import os
+
+    return verl_trainer_function("_write_generations", os=os, json=json)
+
+
+def verl_trainer_function(name: str, **namespace):
+    """A method of verl's `RayPPOTrainer` that never touches `self`, as a plain function.
+
+    Importing verl's trainer module needs the GPU-side serving stack (vLLM/uvicorn), which CPU test
+    machines lack, so the function's own source is compiled from the installed verl instead, with
+    `namespace` supplying the module-level names it uses.
+    """
+    import ast
     from importlib.util import find_spec
 
     source_path = find_spec("verl").submodule_search_locations[0] + "/trainer/ppo/ray_trainer.py"
     with open(source_path) as f:
         tree = ast.parse(f.read())
-    found = next(node for node in ast.walk(tree)
-                 if isinstance(node, ast.FunctionDef) and node.name == "_write_generations")
+    found = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == name)
     found.decorator_list = []
-    namespace = {"os": os, "json": json}
     exec(compile(ast.Module(body=[found], type_ignores=[]), source_path, "exec"), namespace)
-    return namespace["_write_generations"]
+    return namespace[name]
