@@ -1,6 +1,6 @@
 """`rewards probe`: what does the configured reward pay for responses that deserve nothing?
 
-Scores the attack responses of rewards/probe.py against gold answers (from a verl parquet file or
+Scores the attack responses of rewards/probe/ against gold answers (from a verl parquet file or
 the built-in samples) through `rewards.verl.compute_score`, the function verl itself calls, with
 the same keyword settings a run passes as `reward_kwargs`. Prints a scoreboard per data_source and
 exits 1 when any attack's mean reward exceeds `--max-reward`, so it can gate CI.
@@ -18,7 +18,7 @@ DEFAULT_LIMIT = 50
 
 
 def register(sub) -> None:
-    from rewards.probe import ATTACK_NAMES, BOMB_GOLDS
+    from rewards.probe.attacks import ATTACK_NAMES, BOMB_GOLDS
 
     from .settings_flags import add_settings_flags
 
@@ -54,7 +54,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from rewards import UnknownDataSourceError
-    from rewards.probe import format_scoreboard, probe, select_attacks
+    from rewards.probe.attacks import select_attacks
+    from rewards.probe.scoreboard import format_scoreboard, probe
     from rewards.settings import SettingsError, make_settings
 
     from .settings_flags import settings_from
@@ -105,7 +106,7 @@ def import_plugins(modules: list[str]) -> None:
 def load_targets(args) -> tuple[list[Any], list[str]]:
     """The golds to attack, and notes about rows that were left out."""
     from rewards.registry import list_scorers
-    from rewards.probe_samples import sample_targets
+    from rewards.probe.samples import sample_targets
 
     if args.file is None:
         sources = args.data_source or [_concrete(e.name) for e in list_scorers()]
@@ -123,7 +124,7 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
 
     A row that lacks a gold is left out with a note naming it; the others are still probed.
     """
-    from rewards.probe import target_from_row
+    from rewards.probe.attacks import target_from_row
     from schemas.verl_row import RowFileError, read_rows
 
     targets, skipped = [], []

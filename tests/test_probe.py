@@ -14,9 +14,10 @@ from cli.main import main
 from rewards import register_scorer, registry
 from rewards.registry import list_scorers
 from rewards.number_text import NUMBER_RE, format_number, number_value, parse_number
-from rewards.probe import (ATTACK_NAMES, ATTACKS, CONTROL, Target, default_score_fn, gold_text, probe,
-                           responses_for, select_attacks, wrong_answers)
-from rewards.probe_samples import sample_targets
+from rewards.probe.attacks import (ATTACK_NAMES, ATTACKS, CONTROL, Target, gold_text, responses_for,
+                                   select_attacks, wrong_answers)
+from rewards.probe.samples import sample_targets
+from rewards.probe.scoreboard import default_score_fn, probe
 from rewards.result import correct, wrong
 
 ATTACK_ONLY = [a for a in ATTACK_NAMES if a != CONTROL]

@@ -9,7 +9,7 @@ letter, integer, ordered pair, multiple of pi, complex number, decimal). No gold
 
 from __future__ import annotations
 
-from .probe import Target
+from .attacks import Target
 
 GSM8K_INSTRUCTION = 'Let\'s think step by step and output the final answer after "####".'
 MATH_INSTRUCTION = "Let's think step by step and output the final answer within \\boxed{}."
