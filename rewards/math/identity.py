@@ -1,0 +1,203 @@
+"""Numeric identity testing at high precision: equal values without sympy, near misses kept wrong.
+
+Both answers are read into the same tree as the float disproof (`numeric.read`), then evaluated
+with mpmath (a dependency of sympy) at two working precisions, LOW and HIGH digits, at the same
+points: the constants alone, or three complex points for the variables (complex, so `x` against
+`\\sqrt{x^2}` differs, as it does for sympy, which assumes no signs). Equal means the difference
+vanishes at both precisions, relative to the size of the values: below 10^-(LOW-15) and
+10^-(HIGH-15). A near miss that differs past the 15th digit (`\\pi - 10^{-40}`, `e^{\\pi\\sqrt{163}}`
+against 262537412640768744) shows its difference at HIGH and is wrong; so is any pair whose
+difference is clearly nonzero and the same at both precisions (a proof of difference at a point).
+Anything in between is left to sympy.
+
+What is bounded, so a check costs well under a millisecond and a near miss cannot hide below the
+working precision: at most MAX_TOKENS tokens a side; number literals of at most 40 digits; every
+intermediate value zero or of magnitude within 10^-MAX_MAGNITUDE..10^MAX_MAGNITUDE (a sum can span
+at most 2 * MAX_MAGNITUDE digits, well inside HIGH); powers with exponents up to 1000; factorials
+of 0..20. Branches are the principal ones, as in sympy: `\\sqrt{-4}` is 2i. Spellings readers
+disagree on are refused as in the float disproof, and so are a negative real base under a
+fractional power and an nth root of a negative number (`\\sqrt[3]{-8}`: -2 or the principal root?).
+An equality this test accepts is exact to more than 100 significant digits; only an answer
+engineered to agree with the gold beyond that, within these bounds, could pass it.
+"""
+
+from __future__ import annotations
+
+import cmath
+import threading
+from fractions import Fraction
+from functools import lru_cache
+
+from mpmath import MPContext
+
+from .numeric import Refuse, Tree, read, tokens, variables
+
+PRECISIONS = (50, 120, 250)  # working precisions, decimal digits: equality needs the first two
+GUARD = 15                   # digits of rounding error allowed for at each precision
+MAX_TOKENS = 80
+MAX_LITERAL_BITS = 133       # 40 decimal digits
+MAX_MAGNITUDE = 20
+MAX_EXPONENT = 1000
+
+
+def _points() -> tuple:
+    """Points for variables, per round: exact rationals (the same number at every precision),
+    complex, of modulus near 1 (polynomials stay in range), different for every variable; the
+    arguments lie in the first, second and third quadrant by round, so principal branches are
+    exercised (`\\sqrt{x}\\sqrt{y}` is not `\\sqrt{xy}` once both arguments pass pi/2)."""
+    rounds = []
+    for base_angle, step in ((0.52, 0.131), (2.29, 0.117), (-2.41, -0.123)):
+        row = []
+        for k in range(12):
+            z = cmath.rect(0.83 + 0.047 * k, base_angle + step * k)
+            row.append((Fraction(z.real), Fraction(z.imag)))
+        rounds.append(tuple(row))
+    return tuple(rounds)
+
+
+_POINTS = _points()
+_local = threading.local()
+
+
+class _Context:
+    """An mpmath context at one precision with its thresholds; one per thread, because mpmath
+    changes a context's precision while it works."""
+
+    def __init__(self, digits: int):
+        self.mp = MPContext()
+        self.mp.dps = digits
+        self.zero = self.mp.mpf(10) ** (GUARD - digits)  # relative gaps below this: rounding noise
+
+
+def _contexts() -> tuple[_Context, ...]:
+    ctxs = getattr(_local, "ctxs", None)
+    if ctxs is None:
+        ctxs = _local.ctxs = tuple(_Context(d) for d in PRECISIONS)
+    return ctxs
+
+
+@lru_cache(maxsize=16384)
+def identical(a: str, b: str) -> bool | None:
+    """True: equal to the working precision at every point; False: proven different at a point;
+    None: cannot tell here (outside the grammar or bounds, or unstable between precisions)."""
+    ta, tb = tokens(a), tokens(b)
+    if not ta or not tb or len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
+        return None
+    xa, xb = read(a), read(b)
+    if xa is None or xb is None:
+        return None
+    names = sorted(variables(xa) | variables(xb))
+    if len(names) > len(_POINTS[0]):
+        return None
+    ctxs = _contexts()
+    for points in (_POINTS if names else ((),)):
+        point = dict(zip(names, points))
+        gaps = []
+        for lower, ctx in zip((None,) + ctxs, ctxs):
+            gap = _relative_gap(ctx, xa, xb, point)
+            if gap is None:
+                return None
+            gaps.append(gap)
+            if len(gaps) >= 2:
+                (low, low_in_range), (high, high_in_range) = gaps[-2:]
+                if len(gaps) == 2 and low_in_range and high_in_range and low <= ctxs[0].zero and high <= ctxs[1].zero:
+                    break  # vanished at two precisions: equal at this point
+                if high > lower.zero and abs(low - high) <= high / 1000:
+                    return False  # clearly nonzero, the same at two precisions: different
+        else:
+            return None
+    return True
+
+
+def _relative_gap(ctx: _Context, xa: Tree, xb: Tree, point: dict) -> tuple | None:
+    """(|a - b| / max(1, |a|, |b|), whether every intermediate stayed in range) at one point and
+    precision; None when refused."""
+    mp = ctx.mp
+    flags = []
+    try:
+        values = {n: mp.mpc(mp.mpf(re.numerator) / re.denominator, mp.mpf(im.numerator) / im.denominator)
+                  for n, (re, im) in point.items()}
+        va, vb = _value(mp, xa, values, flags), _value(mp, xb, values, flags)
+    except (Refuse, ArithmeticError, ValueError, TypeError, RecursionError):
+        return None
+    scale = max(1, abs(va), abs(vb))
+    return abs(va - vb) / scale, not flags
+
+
+_BIG, _SMALL = 10.0 ** MAX_MAGNITUDE, 10.0 ** -MAX_MAGNITUDE
+_HUGE = 10.0 ** 300
+
+
+def _value(ctx: MPContext, t: Tree, point: dict, flags: list):
+    v = _node(ctx, t, point, flags)
+    size = abs(v)
+    if size and not _SMALL <= size <= _BIG:
+        if size > _HUGE:
+            raise Refuse
+        flags.append(t)  # out of range: a near miss could hide in the digits it spans
+    return v
+
+
+def _node(ctx: MPContext, t: Tree, point: dict, flags: list):
+    op = t[0]
+    if op == "n":
+        q = t[1]
+        if q.numerator.bit_length() > MAX_LITERAL_BITS or q.denominator.bit_length() > MAX_LITERAL_BITS:
+            raise Refuse
+        return ctx.mpf(q.numerator) / q.denominator
+    if op == "v":
+        return point[t[1]]
+    if op == "pi":
+        return +ctx.pi
+    if op == "e":
+        return +ctx.e
+    if op == "i":
+        return ctx.mpc(0, 1)
+    if op == "neg":
+        return -_value(ctx, t[1], point, flags)
+    if op in ("+", "-", "*", "/"):
+        a, b = _value(ctx, t[1], point, flags), _value(ctx, t[2], point, flags)
+        if op == "/" and b == 0:
+            raise Refuse
+        return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a / b
+    if op == "^":
+        base, exponent = _value(ctx, t[1], point, flags), _value(ctx, t[2], point, flags)
+        if abs(exponent) > MAX_EXPONENT or (base == 0 and ctx.re(exponent) <= 0):
+            raise Refuse
+        if ctx.im(base) == 0 and ctx.re(base) < 0 and ctx.im(exponent) == 0 and not ctx.isint(ctx.re(exponent)):
+            raise Refuse  # the principal branch of a negative base: readers differ
+        if ctx.im(exponent) == 0 and ctx.isint(ctx.re(exponent)):
+            exponent = int(ctx.re(exponent))  # exact integer powers
+        return ctx.power(base, exponent)
+    if op == "!":
+        n = _value(ctx, t[1], point, flags)
+        if ctx.im(n) != 0 or not ctx.isint(ctx.re(n)) or not 0 <= ctx.re(n) <= 20:
+            raise Refuse
+        return ctx.mpf(ctx.factorial(int(ctx.re(n))))
+    if op == "sqrt":
+        return ctx.sqrt(_value(ctx, t[1], point, flags))
+    if op == "root":
+        index, radicand = _value(ctx, t[1], point, flags), _value(ctx, t[2], point, flags)
+        if ctx.im(index) != 0 or not ctx.isint(ctx.re(index)) or not 2 <= ctx.re(index) <= 64:
+            raise Refuse
+        if ctx.im(radicand) == 0 and ctx.re(radicand) < 0:
+            raise Refuse
+        return ctx.root(radicand, int(ctx.re(index)))
+    if op == "fn":
+        arg = _value(ctx, t[2], point, flags)
+        if abs(arg) > 1000:
+            raise Refuse
+        return getattr(ctx, _MP_FUNCS[t[1]])(arg)
+    if op == "log":
+        base, arg = _value(ctx, t[1], point, flags), _value(ctx, t[2], point, flags)
+        if base == 0 or arg == 0:
+            raise Refuse
+        den = ctx.ln(base)
+        if den == 0:
+            raise Refuse
+        return ctx.ln(arg) / den
+    raise Refuse
+
+
+_MP_FUNCS = {"\\sin": "sin", "\\cos": "cos", "\\tan": "tan", "\\ln": "ln", "\\exp": "exp",
+             "\\sinh": "sinh", "\\cosh": "cosh"}
