@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rewards.verl as rv
-from rewards import RESULT_KEYS, SettingsError, compute_score
-from rewards.result import VERDICT_KEYS, VERDICTS
+from rewards import SettingsError, compute_score
+from rewards.result import RESULT_KEYS, VERDICT_KEYS, VERDICTS
 
 ALL_KEYS = (*RESULT_KEYS, *VERDICT_KEYS)
 
