@@ -49,14 +49,14 @@ def expand(paths: list[str]) -> list[str]:
 
 
 def run(args) -> int:
-    from schemas.prompt_length import TokenizerError, load_tokenizer
+    from rewards.tokenizer import TokenizerError, load_tokenizer
     from schemas.validate import validate_file
 
     files = expand(args.files)
     tokenizer = None
     if args.tokenizer:
         try:
-            tokenizer = load_tokenizer(args.tokenizer)
+            tokenizer = load_tokenizer(args.tokenizer, chat_template=True)
         except TokenizerError as exc:
             raise CommandError(str(exc)) from exc
     reports = []

@@ -15,12 +15,12 @@ sampling chose a non-canonical split); or, with `length_unit=chars`, the number 
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
 from numbers import Integral
 from typing import Any, Mapping
 
 from .region import strip_special_tokens
 from .settings import Settings, SettingsError
+from .tokenizer import cached_tokenizer
 
 LENGTH_KEY = "response_length"  # extra_info key a caller may fill with the token count
 
@@ -103,16 +103,10 @@ def response_length(response: str, extra_info: Mapping[str, Any] | None, setting
 
 def count_tokens(text: str, tokenizer_path: str) -> int:
     """Token count of the decoded response under the policy's tokenizer (no special tokens added)."""
-    tokenizer = _tokenizer(tokenizer_path)
+    tokenizer = cached_tokenizer(tokenizer_path)
     with _encode_lock:  # a fast tokenizer raises "Already borrowed" when threads share it
         return len(tokenizer.encode(text, add_special_tokens=False))
 
 
 _encode_lock = threading.Lock()
 
-
-@lru_cache(maxsize=4)
-def _tokenizer(path: str) -> Any:
-    from transformers import AutoTokenizer  # heavy: only when a token-length run asks for it
-
-    return AutoTokenizer.from_pretrained(path)

@@ -4,7 +4,8 @@ verl (`RLHFDataset.maybe_filter_out_long_prompts`) applies the tokenizer's chat 
 generation prompt and counts the token ids, without adding special tokens twice. We do the same, but
 render each distinct prompt once and tokenize the rendered texts in one batch call, which the fast
 (Rust) tokenizers run in parallel. Image placeholders are counted as their text; the image tokens a
-vision processor adds are not, so multimodal lengths are lower bounds.
+vision processor adds are not, so multimodal lengths are lower bounds. The tokenizer comes from
+`rewards.tokenizer.load_tokenizer(..., chat_template=True)`.
 """
 
 from __future__ import annotations
@@ -12,32 +13,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 BATCH = 4096
-
-
-class TokenizerError(ValueError):
-    """The tokenizer cannot be loaded or has no chat template."""
-
-
-def load_tokenizer(path_or_tokenizer: Any) -> Any:
-    """A tokenizer object from a local path (or hub name already in the local cache), or as given."""
-    if not isinstance(path_or_tokenizer, str):
-        return path_or_tokenizer
-    from pathlib import Path
-
-    from transformers import AutoTokenizer
-
-    from .errors import first_line
-
-    if path_or_tokenizer.startswith((".", "/", "~")) and not Path(path_or_tokenizer).expanduser().is_dir():
-        raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: no such folder")
-    try:
-        tok = AutoTokenizer.from_pretrained(path_or_tokenizer)
-    except Exception as exc:  # OSError, ValueError, missing files: one sentence for the user
-        raise TokenizerError(f"cannot load a tokenizer from {path_or_tokenizer!r}: {first_line(exc)}") from exc
-    if not getattr(tok, "chat_template", None):
-        raise TokenizerError(f"the tokenizer at {path_or_tokenizer!r} has no chat template; verl applies "
-                             "one to every prompt, so lengths cannot be measured")
-    return tok
 
 
 def prompt_lengths(tokenizer: Any, prompts: Sequence[list[dict[str, str]]],

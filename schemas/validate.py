@@ -382,9 +382,11 @@ def _check_overlap(found: _Findings, keys: list, table, against: Iterable[str | 
 def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list[bool], keys: list,
                    max_len: int | None, overlong: str, multimodal: bool,
                    chat_template_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    from .prompt_length import load_tokenizer, percentile, prompt_lengths
+    from rewards.tokenizer import load_tokenizer
 
-    tok = load_tokenizer(tokenizer)
+    from .prompt_length import percentile, prompt_lengths
+
+    tok = load_tokenizer(tokenizer, chat_template=True)
     unique: dict[tuple, int] = {}
     order: list[list[dict]] = []
     for i, key in enumerate(keys):

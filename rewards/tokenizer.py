@@ -1,0 +1,46 @@
+"""The one tokenizer loader: shaping counts response tokens with it, `rewards validate` prompt tokens.
+
+`transformers` is imported here and only when a tokenizer is actually asked for (it costs seconds).
+Loading failures become one-sentence `TokenizerError`s that name the path.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+
+class TokenizerError(ValueError):
+    """The tokenizer cannot be loaded, or lacks the chat template the caller needs."""
+
+
+def load_tokenizer(path_or_tokenizer: Any, *, chat_template: bool = False) -> Any:
+    """A tokenizer from a local folder (or a hub name already in the local cache), or the object given.
+
+    With `chat_template=True` a tokenizer without one is refused: verl applies it to every prompt.
+    """
+    tok = _load(path_or_tokenizer) if isinstance(path_or_tokenizer, str) else path_or_tokenizer
+    if chat_template and not getattr(tok, "chat_template", None):
+        raise TokenizerError(f"the tokenizer at {path_or_tokenizer!r} has no chat template; verl applies "
+                             "one to every prompt, so lengths cannot be measured")
+    return tok
+
+
+@lru_cache(maxsize=4)
+def cached_tokenizer(path: str) -> Any:
+    """`load_tokenizer(path)`, loaded once per process (shaping asks for it on every sample)."""
+    return _load(path)
+
+
+def _load(path: str) -> Any:
+    from transformers import AutoTokenizer  # heavy: only when a tokenizer is asked for
+
+    if path.startswith((".", "/", "~")) and not Path(path).expanduser().is_dir():
+        raise TokenizerError(f"cannot load a tokenizer from {path!r}: no such folder")
+    try:
+        return AutoTokenizer.from_pretrained(path)
+    except Exception as exc:  # OSError, ValueError, missing files: one sentence for the user
+        text = str(exc).strip()
+        reason = text.splitlines()[0][:300] if text else type(exc).__name__
+        raise TokenizerError(f"cannot load a tokenizer from {path!r}: {reason}") from exc
