@@ -2,7 +2,8 @@
 
 Answers are compared as `Fraction`s, never floats: `0.1 + 0.2` style rounding can neither make a
 wrong answer right nor a right one wrong. Thousands separators (`1,080`, `1{,}080`, `1\\,080`),
-currency signs, percent signs and a trailing period are presentation, not value.
+currency signs, percent signs and a trailing period are presentation, not value; e-notation
+(`3.3e-06`) is a number.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from fractions import Fraction
 _SEP = r"(?:,|\{,\}|\\,|\u2009|\u202f)"          # comma, LaTeX {,} and \, , thin spaces
 _INT = rf"(?:\d{{1,3}}(?:{_SEP}\d{{3}})+(?!\d)|\d+)"
 _SIGN = r"[-+\u2212]?"
-# A number token: signed integer with optional separators, decimal part or integer fraction.
-NUMBER = rf"{_SIGN}(?:{_INT}(?:\.\d+)?(?:/\d+)?|\.\d+)"
+# e-notation (`3.3365e-06`, `1e-10`): a decimal mantissa, or an exponent of two digits or more, so
+# that `2e-1` (two e minus one, in a MATH answer) is not read as 0.2.
+_EXPONENT = r"(?:(?:\d+\.\d+|\.\d+)[eE][-+]?\d+|\d+[eE][-+]?\d{2,})"
+# A number token: e-notation, or a signed integer with optional separators, decimal part or integer fraction.
+NUMBER = rf"{_SIGN}(?:{_EXPONENT}|{_INT}(?:\.\d+)?(?:/\d+)?|\.\d+)"
 NUMBER_RE = re.compile(rf"(?<![\w.]){NUMBER}(?![\w])")
 
 _FULL = re.compile(rf"\s*{NUMBER}\s*")

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from fractions import Fraction
+
+from ..number_text import format_number
 from .extract import matching_brace
 
 _UNICODE = {
@@ -29,11 +32,31 @@ _STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|ma
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _TEXT_VARIANTS = re.compile(r"\\(?:textbf|textit|textrm|textup|textsf|textnormal|mathrm|mathbf|mathit|mathsf|mbox|hbox)(?![a-zA-Z])")
 _TEXT_OPEN = re.compile(r"\\text\s*\{")
-_CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d])(?:and|or)(?=[\s\\\d-])")
+_CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d)\]])(?:and|or)(?=[\s\\\d(\[-])")
 # A trailing unit in `\text{}` (`5\text{ cm}^2`, `12 \text{ square units}`): the value is what precedes it.
-_TEXT_UNIT = re.compile(r"(?<=\S)\s*\\text\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?[23]\}?)?$")
+# Compound units (`\text{ m}/\text{s}`, `\text{ km/h}`) and units broken over lines count too.
+_UNIT_TEXT = r"\\text\{\s*[A-Za-z][A-Za-z .\s/]*\}(?:\^\{?[23]\}?)?"
+_TEXT_UNIT = re.compile(rf"(?<=\S)\s*{_UNIT_TEXT}(?:\s*/\s*{_UNIT_TEXT})*$")
+# A unit or object named in parentheses after a number (ASDiv's `9 (apples)`); two letters or more.
+_PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\(\s*[A-Za-z][A-Za-z ]+\)$")
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
-_APPROX_TAIL = re.compile(r"(?<=\S)\s*(?:\\approx|\\sim)(?![a-zA-Z]).*$", re.S)
+_APPROX = re.compile(r"\s*(?:\\approx|\\sim)(?![a-zA-Z])\s*")
+_APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
+# A comma then a space between digits separates list items (`32, 349` is two numbers, not 32349).
+_LIST_COMMA = re.compile(r"(?<=\d),\s+(?=[-+]?\d)")
+# Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
+_PROSE_THEN_MATH = re.compile(r"(?:[A-Za-z]{2,}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
+# e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
+_E_NUMBER = re.compile(r"(?<![\w.\\])(?:\d+\.\d+|\.\d+)[eE][-+]?\d{1,3}(?![\w.])|(?<![\w.\\])\d+[eE][-+]?\d{2,3}(?![\w.])")
+_PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(")
+_SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
+# `x_1` is `x_{1}`: one spelling of a one-character subscript.
+_SHORT_SUBSCRIPT = re.compile(r"_([A-Za-z0-9])")
+# A doubled backslash before a command (`-2 \\le x`, an escaping slip) is that command, outside environments.
+_DOUBLED_COMMAND = re.compile(r"\\\\(?=(?:le|ge|leq|geq|frac|dfrac|sqrt|left|right|in|cup|infty|pi|cdot|times|text)(?![a-zA-Z]))")
+# Degree-minute-second angles: `12^\circ 30'` is 12.5 degrees.
+_DMS = re.compile(r"(\d+)\s*\^\s*\{?\s*\\circ\s*\}?\s*(\d+(?:\.\d+)?)\s*(?:'|\^\{?\\prime\}?)"
+                  r"(?:\s*(\d+(?:\.\d+)?)\s*(?:''|\"|\^\{?\\prime\\prime\}?))?$")
 _PERCENT = re.compile(r"\\?%|\\text\{\s*percent\s*\}")
 _THIN_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~|,\\!|\\!)(?=\d{3}(?!\d))")
 _GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -55,7 +78,7 @@ _UNIT_WORDS = (
     "meters?", "metres?", "cm", "mm", "km", "kg", "grams?", "pounds?", "lbs?", "ounces?", "oz",
     "liters?", "litres?", "gallons?", "dollars?", "cents?", "degrees?", "radians?", "seconds?",
     "minutes?", "mins?", "hours?", "hrs?", "days?", "weeks?", "months?", "years?", "ways?",
-    "people", "students?", "points?", "percent", "times", "items?", "numbers?", "integers?",
+    "people", "students?", "points?", "percent(?:age)?", "pct", "times", "items?", "numbers?", "integers?",
     "digits?", "edges?", "vertices", "faces?", "sides?", "coins?", "marbles?", "balls?", "cars?",
 )
 _WORD_UNIT = re.compile(rf"(?<=[\d}}.)])\s+(?:(?:{'|'.join(_UNIT_WORDS)})\b\s*)+(?:\^\{{?[23]\}}?)?$")
@@ -63,7 +86,7 @@ _SHORT_ARG = re.compile(r"\\(frac|sqrt)\s*(?![\s{\[])(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _FRAC_SECOND_ARG = re.compile(r"\s*(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _SPACE_RUN = re.compile(r"\s+")
 _INNER_SPACE = re.compile(r"(?<![a-zA-Z0-9]) | (?![a-zA-Z0-9])|(?<=[a-zA-Z]) (?=\d)|(?<=\d) (?=[a-zA-Z])")
-_TRAILING = re.compile(r"(?:[\s.,;:?]|\\\\)+$")
+_TRAILING = re.compile(r"(?:[\s.,;:?]|\\\\?)+$")
 _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 
@@ -76,32 +99,102 @@ def normalize(answer: str) -> str:
         return answer
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], answer)
     s = _unwrap_box(s.strip())
+    spoken = _PROSE_THEN_MATH.fullmatch(s)
+    if spoken:
+        s = next(g for g in spoken.groups() if g is not None).strip()
+    s = plain_math(s)
+    if "e" in s or "E" in s:
+        s = _E_NUMBER.sub(lambda m: format_number(Fraction(m.group(0))), s)
+    listed = bool(_LIST_COMMA.search(s))
     s = _DELIMITERS.sub(" ", s)
     s = _SIZING.sub("", s)
     s = _STYLE.sub("", s)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
     s = _TEXT_VARIANTS.sub(r"\\text", s)
     s = _THIN_THOUSANDS.sub("", s)
+    s = _DMS.sub(_dms_degrees, s)
     s = _DEGREES.sub("", s)
     s = _PERCENT.sub("", s)
     s = _SPACING.sub(" ", s)
     for pattern, repl in _RELATIONS:
         s = pattern.sub(repl, s)
     s = _CONNECTIVE.sub(",", s)
-    s = _APPROX_TAIL.sub("", s)
+    s = _approximation(s)
     s = _TRAILING.sub("", s)
     s = _strip_units(s)
+    s = _PAREN_UNIT.sub("", s)
     s = _unwrap_text(s)
     s = _WORD_UNIT.sub("", s)
     s = _SHORT_ARG.sub(_brace_short_args, s)
     if "\\frac" in s:
         s = _brace_second_frac_args(s)
+    if "_" in s:
+        s = _SHORT_SUBSCRIPT.sub(r"_{\1}", s)
     s = _SPACE_RUN.sub(" ", s).strip()
+    if _SPACED_THOUSANDS.fullmatch(s):
+        s = s.replace(" ", "")
     s = _INNER_SPACE.sub("", s)
     s = _LEADING.sub("", _TRAILING.sub("", s))
-    if _GROUPED.fullmatch(s):
+    if not listed and _GROUPED.fullmatch(s):
         s = s.replace(",", "")
     return s
+
+
+def _approximation(s: str) -> str:
+    """`\frac12 \approx 0.5` -> `\frac12` (the value, not its rounding); `x \approx 5` -> `x=5`
+    (a lone symbol before `\approx` is a label, so what follows is the answer and must be kept)."""
+    found = _APPROX.search(s)
+    if not found:
+        return s
+    if _APPROX_LABEL.search(s[:found.start()]):
+        return s[:found.start()] + "=" + _approximation(s[found.end():])
+    return s[:found.start()] if found.start() > 0 else s
+
+
+def _dms_degrees(m: re.Match) -> str:
+    value = Fraction(m.group(1)) + Fraction(m.group(2)) / 60 + Fraction(m.group(3) or 0) / 3600
+    return format_number(value)
+
+
+def repair_gold_escapes(gold: str) -> str:
+    """`-2 \\\\le x \\\\le 7` -> `-2 \\le x \\le 7`: a doubled backslash before a command in a
+    dataset's gold is an escaping slip. Golds only: a model that writes `\\\\` wrote a line break."""
+    if "\\\\" not in gold or "\\begin" in gold:
+        return gold
+    return _DOUBLED_COMMAND.sub(r"\\", gold)
+
+
+def plain_math(s: str) -> str:
+    """Plain-text math as models write it outside LaTeX (`sqrt(2)`, `2**(1/4)`, `(3*sqrt(5))/7`),
+    rewritten as the LaTeX it means (`\\sqrt{2}`, `2^{1/4}`); it is then read like any answer, by
+    our parsers, never evaluated."""
+    if "sqrt" not in s and "**" not in s:
+        return s
+    while (found := _PLAIN_SQRT.search(s)) is not None:
+        close = _matching_paren(s, found.end() - 1)
+        if close < 0:
+            break
+        s = f"{s[:found.start()]}\\sqrt{{{s[found.end():close]}}}{s[close + 1:]}"
+    s = s.replace("**", "^")
+    at = 0
+    while (at := s.find("^(", at)) >= 0:
+        close = _matching_paren(s, at + 1)
+        if close < 0:
+            break
+        s = f"{s[:at]}^{{{s[at + 2:close]}}}{s[close + 1:]}"
+    return s
+
+
+def _matching_paren(s: str, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, len(s)):
+        if s[i] == "(":
+            depth += 1
+        elif s[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
 
 
 def _unwrap_box(s: str) -> str:

@@ -39,7 +39,10 @@ _PM = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
 _MATRIX = re.compile(r"^\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
 _MEMBERSHIP = re.compile(r"^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\\in(?![a-zA-Z])")
 _RELATION = re.compile(r"\s*(<|>|\\leq(?![a-zA-Z])|\\geq(?![a-zA-Z]))\s*")
-_VARIABLE = re.compile(r"[a-zA-Z]")
+_GREEK = r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|rho|sigma|tau|phi|varphi|omega)"
+# The one variable of an inequality: `x`, `x_{1}`, `\theta`, `f(x)` (a function's range: `0<f(x)<1`).
+_VARIABLE = re.compile(rf"(?:[a-zA-Z]|{_GREEK})(?:_\{{\w+\}})?(?:\([a-zA-Z]\))?")
+_RATIO = re.compile(r"-?\d+(?:\.\d+)?(?::-?\d+(?:\.\d+)?)+")
 _FLIP = {"<": ">", ">": "<", "\\leq": "\\geq", "\\geq": "\\leq"}
 _ASSIGNED_TO = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
 
@@ -72,6 +75,10 @@ def _one(text: str) -> Node:
     interval = inequality_interval(text)
     if interval is not None:
         return interval
+    if _RATIO.fullmatch(text):  # `3:2`, a clock time `12:00`: ordered numbers, never a quotient
+        return Group("tuple", tuple(Leaf(p) for p in text.split(":")), ":")
+    if len(text) >= 2 and text[0] == "{" and text[-1] == "}" and _closes_at_end(text, 0):
+        return parse(text[1:-1].strip())  # a LaTeX group `{1,2,3}` is only grouping: its content
     union = split_top(text, (), words=("\\cup",))
     if len(union) > 1:
         return Group("union", tuple(_one(p) for p in union[:MAX_ITEMS + 1]))
@@ -97,24 +104,62 @@ def inequality_interval(text: str) -> Group | None:
     parts = _RELATION.split(text)
     if len(parts) == 3:
         left, rel, right = parts
-        if _VARIABLE.fullmatch(left) and not _VARIABLE.fullmatch(right):
-            bound, rel = right, rel
-        elif _VARIABLE.fullmatch(right) and not _VARIABLE.fullmatch(left):
-            bound, rel = left, _FLIP[rel]
+        if _variable(left) and not _variable(right):
+            form, bound = _variable(left), right
+        elif _variable(right) and not _variable(left):
+            form, bound, rel = _variable(right), left, _FLIP[rel]
         else:
             return None
+        if form == "-":  # `-x > -1` is `x < 1`
+            bound, rel = negate(bound), _FLIP[rel]
+        if form == "|":  # `|x| < 2` is `(-2,2)`; `|x| > 2` is `(-\infty,-2) \cup (2,\infty)`
+            if rel in ("<", "\\leq"):
+                return _interval(negate(bound), bound, *("()" if rel == "<" else "[]"))
+            open_ = ")" if rel == ">" else "]"
+            return Group("union", (_interval("-\\infty", negate(bound), "(", open_),
+                                   _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")))
         if rel in ("<", "\\leq"):
             return _interval("-\\infty", bound, "(", ")" if rel == "<" else "]")
         return _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")
-    if len(parts) == 5 and _VARIABLE.fullmatch(parts[2]) and not any(
-            _VARIABLE.fullmatch(p) for p in (parts[0], parts[4])):
-        low, rel1, _, rel2, high = parts
+    if len(parts) == 5 and _variable(parts[2]) and not any(_variable(p) for p in (parts[0], parts[4])):
+        low, rel1, middle, rel2, high = parts
         if rel1 in (">", "\\geq") and rel2 in (">", "\\geq"):
             low, rel1, rel2, high = high, _FLIP[rel2], _FLIP[rel1], low
         if rel1 not in ("<", "\\leq") or rel2 not in ("<", "\\leq"):
             return None
-        return _interval(low, high, "(" if rel1 == "<" else "[", ")" if rel2 == "<" else "]")
+        left, right = "(" if rel1 == "<" else "[", ")" if rel2 == "<" else "]"
+        form = _variable(middle)
+        if form == "-":  # `a < -x < b` is `-b < x < -a`
+            return _interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left])
+        if form == "|":  # `1 \leq |z| \leq 2` is `[-2,-1] \cup [1,2]`
+            return Group("union", (_interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left]),
+                                   _interval(low, high, left, right)))
+        return _interval(low, high, left, right)
     return None
+
+
+_MIRROR = {"(": ")", ")": "(", "[": "]", "]": "["}
+
+
+def _variable(text: str) -> str | None:
+    """How `text` holds the variable: `x` -> "x", `-x` -> "-", `|x|` -> "|"; None for anything else."""
+    if _VARIABLE.fullmatch(text):
+        return "x"
+    if text.startswith("-") and _VARIABLE.fullmatch(text[1:]):
+        return "-"
+    if len(text) > 2 and text[0] == "|" and text[-1] == "|" and _VARIABLE.fullmatch(text[1:-1]):
+        return "|"
+    return None
+
+
+def negate(text: str) -> str:
+    """`-text` spelled as a leaf: `3` -> `-3`, `-\\frac{1}{2}` -> `\\frac{1}{2}`, `a+b` -> `-(a+b)`."""
+    if text in ("\\infty", "-\\infty"):
+        return "-\\infty" if text == "\\infty" else "\\infty"
+    body = text[1:] if text.startswith("-") else text
+    if len(split_top(body, "+-")) > 1 or body.startswith("+"):
+        return f"-({text})"
+    return body if text.startswith("-") else "-" + body
 
 
 def _interval(low: str, high: str, left: str, right: str) -> Group:

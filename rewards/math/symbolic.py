@@ -22,6 +22,7 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 from latex2sympy2_extended.math_normalization import NormalizationConfig
 from sympy.core.relational import Relational
 
+from ..number_text import parse_number
 from ..result import Verdict
 from .equivalence import compare, fast_value_eq
 from .structure import parse
@@ -29,6 +30,8 @@ from .structure import parse
 CORRECT, WRONG = Verdict.CORRECT, Verdict.WRONG
 UNPARSABLE_PRED, UNPARSABLE_GOLD = Verdict.UNPARSABLE_PRED, Verdict.UNPARSABLE_GOLD
 
+APPROXIMATION_DIGITS = 12
+_LONG_DECIMAL = re.compile(r"-?(\d+)\.(\d+)")
 _DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d+)(?![\d.])")
 _FAILED = object()
 _ZERO_BELOW = 1e-20     # |a - b| above this (at 30 digits) proves two constants differ
@@ -71,7 +74,10 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
         if pred_expr is _FAILED:
             tracker.pred_failed = True
             return False
-        return sympy_equal(pred_expr, gold_expr)
+        try:
+            return sympy_equal(pred_expr, gold_expr) or rounds_to_gold(pred_expr, g)
+        except Exception:  # sympy refuses the pair (a matrix plus a power): different answers
+            return False
 
     try:
         result = compare(parse(pred), parse(gold), value_eq)
@@ -80,6 +86,29 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
     if result:
         return CORRECT
     return UNPARSABLE_PRED if tracker.pred_failed else WRONG
+
+
+def rounds_to_gold(pred: Any, gold: str) -> bool:
+    """A gold that is a decimal approximation (`4.123105625617661` for `\\sqrt{17}`, twelve or more
+    significant digits) is answered by an exact value that rounds to it at the gold's own precision.
+    Decimal answers never use this rule (they compare exactly), and exact golds never do."""
+    digits = approximation_digits(gold)
+    if digits is None or not isinstance(pred, sympy.Expr) or pred.free_symbols or pred.is_Rational:
+        return False
+    value = parse_number(gold)
+    gap = (pred - sympy.Rational(value.numerator, value.denominator)).evalf(digits[0] + 20)
+    if not gap.is_real:
+        return False
+    return bool(abs(gap) < sympy.Rational(1, 2 * 10 ** digits[1]))
+
+
+def approximation_digits(gold: str) -> tuple[int, int] | None:
+    """(significant digits, decimal places) of a gold written as a long decimal, else None."""
+    m = _LONG_DECIMAL.fullmatch(gold)
+    if not m or parse_number(gold) is None:
+        return None
+    significant = len((m.group(1) + m.group(2)).lstrip("0"))
+    return (significant, len(m.group(2))) if significant >= APPROXIMATION_DIGITS else None
 
 
 def symbolic_equal(pred: str, gold: str) -> bool | None:
@@ -92,6 +121,9 @@ def symbolic_equal(pred: str, gold: str) -> bool | None:
 def to_sympy(latex: str) -> Any:
     """One expression (or equation, inequality, set) from LaTeX, or `_FAILED`. Decimals are read
     exactly (`0.1` is 1/10, not a binary float) and `i` is the imaginary unit."""
+    number = parse_number(latex) if ("e" in latex or "E" in latex) else None
+    if number is not None:  # e-notation: `3.3e-06` is a number, not 3.3e - 6
+        return sympy.Rational(number.numerator, number.denominator)
     text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
     try:
         expr = latex2sympy(text, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
@@ -106,6 +138,11 @@ def to_sympy(latex: str) -> Any:
             floats = expr.atoms(sympy.Float)
             if floats:
                 expr = expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
+    except Exception:
+        return _FAILED
+    try:
+        if isinstance(expr, sympy.Basic) and expr.has(sympy.zoo, sympy.nan):
+            return _FAILED  # `1:00` read as 1/0: no value, never equal to another non-value
     except Exception:
         return _FAILED
     return expr
@@ -133,6 +170,8 @@ def expr_equal(a: Any, b: Any) -> bool:
     if a == b:
         return True
     try:
+        if a.doit() == b.doit():  # the parser's unevaluated forms: `15+2\\sqrt{33}` vs `2\\sqrt{33}+15`
+            return True
         diff = a - b
         if diff == 0:
             return True

@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
-from ..math.normalize import normalize
+from ..math.labels import align
+from ..math.normalize import normalize, repair_gold_escapes
 from ..number_text import format_number
 from ..region import answer_region
 from ..registry import register_scorer
@@ -71,6 +72,10 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
     if not pred:
         return failed(Verdict.UNPARSABLE_PRED, f"empty answer {raw[:40]!r}")
     shown = display(pred)
+    aligned = align(pred, gold)
+    if aligned is None:
+        return wrong(shown)  # both name their values, with different labels
+    pred, gold = aligned
     decided = fast_equal(pred, gold)
     if decided is not None:
         return correct(shown) if decided else wrong(shown)
@@ -100,7 +105,7 @@ def _gold_from_text(text: str) -> str | None:
         text = boxed_answer(text)[0] or ""  # `\boxed{1}, \boxed{2}`: boxes side by side are one list
     if not within_limits(text):
         return None
-    return normalize(text) or None
+    return normalize(repair_gold_escapes(text)) or None
 
 
 def gold_answer(ground_truth: Any) -> str | None:

@@ -1,0 +1,131 @@
+"""Labelled answers: golds that name what they give (`AB=4,CD=5`, `V_{1}:V_{2}=11:21`, `|AB|=1`,
+`x_{1}=2,x_{2}=3`, `p=5,q=2;p=7,q=2`), chained equalities and reversed equations.
+
+Competition data (NuminaMath, olympiad sets) writes answers this way; a model answers with the values
+(in the gold's order) or with the same labelled form. `align` rewrites a normalised (pred, gold) pair
+so that the structural comparison sees values where labels only name them, and refuses the pair
+outright when both sides label their values differently (`p_Z(2)=\\frac14` is not `p_Z(1)=\\frac14`).
+
+A label is text that names a quantity without computing one: letters, Greek and other commands,
+subscripts, primes, `|AB|`, ratios of names `A:B`, `\\frac{NO}{BO}`, a function at a point `f(2)`.
+Anything with an operator or a digit outside a subscript or argument (`x+y`, `2x`) is an expression,
+and its equation is left to the equation rules (`equivalence.leaf_equal`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .structure import split_top
+
+_VALUE_COMMANDS = ("sqrt", "pi", "infty", "cdot", "times", "pm", "mp", "div", "leq", "geq", "neq", "in",
+                   "cup", "cap", "approx", "emptyset", "circ", "ldots")
+_LABEL = re.compile(
+    r"(?:[A-Za-z|]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+)"
+    r"(?:[A-Za-z|:'{} ]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+"
+    r"|_\{[^{}]*\}|\^\{?\\prime\}?|\([A-Za-z0-9,]*\))*")
+_SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")
+
+
+def is_label(text: str) -> bool:
+    """Does `text` only name a quantity (`AB`, `x_{1}`, `\\angle ABC`, `V_{1}:V_{2}`, `f(2)`)?"""
+    return len(text) <= 40 and bool(_LABEL.fullmatch(text)) and text.count("{") == text.count("}")
+
+
+def split_label(item: str) -> tuple[str | None, str]:
+    """(`label`, `value`) for `label=value` (a chain `x=5+6=11` keeps its first and last side);
+    (None, value) for an unlabelled item; a reversed `2=x` is read as `x=2`."""
+    sides = split_top(item, "=")
+    if len(sides) == 1:
+        return None, item
+    first, last = sides[0], sides[-1]
+    if is_label(first):
+        return first, last
+    if len(sides) == 2 and is_label(last):
+        return last, first
+    if len(sides) > 2:  # `5+5+1 = 11 = 11`: the last value counts, as for any equation
+        return None, last
+    return None, item
+
+
+def _base(label: str) -> str:
+    return _SUBSCRIPT.sub("", label)
+
+
+def _groups(text: str) -> list[list[str]]:
+    return [split_top(group, ",") for group in split_top(text, ";")]
+
+
+@lru_cache(maxsize=16384)
+def align(pred: str, gold: str) -> tuple[str, str] | None:
+    """The pair with labels resolved, or None when the two name their values differently."""
+    gold_groups = _groups(gold)
+    gold_items = [split_label(item) for group in gold_groups for item in group]
+    if len(gold_items) == 1:
+        return _align_one(pred, gold, gold_items[0])
+    pred = _dedupe(pred, gold)
+    if not all(label for label, _ in gold_items):
+        return pred, gold
+    return _align_many(pred, gold_groups)
+
+
+def _align_one(pred: str, gold: str, gold_item: tuple[str | None, str]) -> tuple[str, str] | None:
+    label, value = gold_item
+    if len(split_top(pred, ",;")) > 1:
+        return pred, value
+    pred_label, pred_value = split_label(pred)
+    if label is None:
+        if len(split_top(value, "=")) > 1:
+            return pred, value  # an equation gold (`2x+4y-3=0`): the equation rules decide
+        return (pred if pred_label is None and pred_value == pred else pred_value), value
+    if pred_label is None:
+        if pred_value != pred:  # a chain without a label: its last value
+            return pred_value, value
+        if len(split_top(pred, "=")) > 1:
+            return pred, gold  # `2x=6` against `x=3`: an equation, for the equation rules
+        return pred, value
+    return (pred_value, value) if pred_label == label else None
+
+
+def _align_many(pred: str, gold_groups: list[list[str]]) -> tuple[str, str] | None:
+    """A gold of several labelled values: by label when the prediction labels too, else in order;
+    the roots of one unknown (`x_{1}=…,x_{2}=…`) are a set, named values (`AB`, `CD`) a tuple."""
+    gold_rows = [[split_label(item) for item in group] for group in gold_groups]
+    labels = [label for label, _ in gold_rows[0]]
+    one_unknown = len({_base(label) for row in gold_rows for label, _ in row}) == 1 and (
+        len(gold_rows) == 1 or all(len(row) == 1 for row in gold_rows))
+    pred_rows = [[split_label(item) for item in group] for group in _groups(pred)]
+    pred_labelled = [label is not None for row in pred_rows for label, _ in row]
+    if any(pred_labelled) and not all(pred_labelled):
+        return None
+    if one_unknown:
+        if all(pred_labelled) and {_base(label) for row in pred_rows for label, _ in row} != {_base(labels[0])}:
+            return None
+        return ",".join(v for row in pred_rows for _, v in row), ",".join(v for row in gold_rows for _, v in row)
+    if any(sorted(label for label, _ in row) != sorted(labels) for row in gold_rows):
+        return pred, ",".join(f"{label}={value}" for row in gold_rows for label, value in row)
+    gold_text = ",".join("(" + ",".join(v for _, v in row) + ")" for row in gold_rows)
+    if all(pred_labelled):
+        tuples = []
+        for row in pred_rows:
+            by_label = dict(row)
+            if len(by_label) != len(row) or sorted(by_label) != sorted(labels):
+                return None
+            tuples.append("(" + ",".join(by_label[label] for label in labels) + ")")
+        return ",".join(tuples), gold_text
+    values = [v for row in pred_rows for _, v in row]
+    if len(pred_rows) == len(gold_rows) and all(len(row) == len(labels) for row in pred_rows) \
+            and not any(v.startswith(("(", "[")) for v in values):
+        return ",".join("(" + ",".join(v for _, v in row) + ")" for row in pred_rows), gold_text
+    return pred, gold_text
+
+
+def _dedupe(pred: str, gold: str) -> str:
+    """A list that repeats an item (`(3,17,3,7)` written twice) is the same set, when the gold
+    itself repeats nothing."""
+    items = split_top(pred, ",;")
+    gold_items = split_top(gold, ",;")
+    if len(items) < 2 or len(set(gold_items)) != len(gold_items) or len(set(items)) == len(items):
+        return pred
+    return ",".join(dict.fromkeys(items))
