@@ -77,11 +77,6 @@ def check_format(response: str, rule: str, mode: str = "strict", prefilled: str 
     return _lenient(_SPACED_TAG.sub(r"<\1\2>", text), rule, prefilled)
 
 
-def format_score(response: str, rule: str, mode: str = "strict", prefilled: str = "auto") -> float:
-    """1.0 when the response follows the rule, else 0.0."""
-    return check_format(response, rule, mode, prefilled).score
-
-
 def _fail(reason: str) -> FormatCheck:
     return FormatCheck(False, reason)
 

@@ -5,9 +5,14 @@ import time
 import pytest
 from hypothesis import given, strategies as st
 
-from rewards.format import FORMAT_MODES, FORMAT_RULES, THINK_PREFILLED, check_format, format_score
+from rewards.format import FORMAT_MODES, FORMAT_RULES, THINK_PREFILLED, check_format
 
 MODES = FORMAT_MODES
+
+
+def format_score(response, rule, mode="strict", prefilled="auto"):
+    """1.0 when the response follows the rule, else 0.0."""
+    return check_format(response, rule, mode, prefilled).score
 
 
 def fmt(response, rule="think_answer", mode="strict", prefilled="auto"):
