@@ -1,4 +1,4 @@
-"""`rewards train`: plan, check and launch a verl GRPO/PPO run on the Megatron path.
+"""`rewards train`: plan, check and launch a verl GRPO/PPO run on verl's FSDP or Megatron engine.
 
 `rewards train PRESET [key=value ...] --dry-run` prints the plan and the exact verl command;
 `--emit run.sh` writes the command as a script; without either the command runs here (a subprocess)
@@ -16,13 +16,15 @@ from .errors import CommandError
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "train", help="plan, check and launch a verl GRPO/PPO run (Megatron)",
+        "train", help="plan, check and launch a verl GRPO/PPO run (FSDP or Megatron)",
         description="Plan a verl run from a preset, check it without GPUs (parallel split, batch sizes, "
                     "memory, data, verl's own config checks) and launch it. Overrides are verl's "
                     "key=value Hydra overrides and may come anywhere after the preset.")
     p.add_argument("preset", nargs="?", help="preset name (see --list) or path of a preset .yaml")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="verl overrides; the last value of a key wins")
     p.add_argument("--list", action="store_true", help="list the presets and exit")
+    p.add_argument("--strategy", choices=("fsdp", "fsdp2", "megatron"),
+                   help="verl's training engine (default: the preset's); a preset's keys for the other engine are left out")
     p.add_argument("--model", help="model path or hub id (sets actor_rollout_ref.model.path, and the critic's)")
     p.add_argument("--model-config", metavar="PATH", help="the model's config.json, when the model is not on this machine")
     p.add_argument("--train-files", help="training parquet (data.train_files)")
@@ -64,7 +66,8 @@ def run(args) -> int:
 
     if args.list:
         for preset in list_presets():
-            print(f"{preset.name:<28} {preset.nnodes}x{preset.n_gpus_per_node} GPUs  {preset.description}")
+            print(f"{preset.name:<36} {preset.strategy:<9} {preset.nnodes}x{preset.n_gpus_per_node} GPUs  "
+                  f"{preset.description}")
         return 0
     if not args.preset:
         raise CommandError("name a preset (`rewards train --list` shows them) or the path of a preset .yaml")
@@ -91,8 +94,14 @@ def run(args) -> int:
         if plan.memory:
             header.append(f"Memory estimate: peak {plan.memory.peak.name} {plan.memory.peak.total:.1f} of "
                           f"{plan.memory.gpu_gib:g} GiB per GPU.")
+        from .launch.plan import cluster_paths
+        elsewhere = cluster_paths(plan)
+        if elsewhere:
+            header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
         path = write_script(args.emit, render_script(plan.argv, header, args.ray_address))
         print(f"\nwrote {path}")
+        for item in elsewhere:
+            print(f"  must exist on the cluster (not on this machine): {item}")
         return 0
     if args.dry_run:
         return 0
@@ -104,7 +113,13 @@ def _plan(args, preset):
     from .launch.plan import Request, make_plan
     from .launch.verl_config import VerlMissingError
 
-    request = Request(preset=preset, model=args.model, model_config=args.model_config,
+    from pathlib import Path
+    for value, flag in ((args.train_files, "--train-files"), (args.val_files, "--val-files")):
+        if value and Path(value).expanduser().is_dir():
+            found = sorted(p.name for p in Path(value).expanduser().glob("*.parquet"))[:3]
+            hint = f" (it holds {', '.join(found)})" if found else ""
+            raise CommandError(f"{flag} {value} is a folder: give one parquet file{hint}")
+    request = Request(preset=preset, strategy=args.strategy, model=args.model, model_config=args.model_config,
                       train_files=args.train_files, val_files=args.val_files, nnodes=args.nnodes,
                       gpus_per_node=args.gpus_per_node, gpu_memory_gb=args.gpu_memory_gb,
                       available_gpus=args.available_gpus, overrides=list(args.overrides or []),
@@ -138,7 +153,7 @@ def _launch(args, plan, argv) -> int:
     for finding in findings:
         print(f"rewards train: {finding}", file=sys.stderr)
     if missing:
-        raise CommandError(f"this machine lacks {', '.join(missing)}, which verl's Megatron path needs to train: "
+        raise CommandError(f"this machine lacks {', '.join(missing)}, which verl's {plan.strategy} engine needs to train: "
                            f"install them here (verl's extras list the tested versions) or use --ray-address")
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "

@@ -23,7 +23,9 @@ PRESET_MODEL = {
     "qwen3-0.6b-drgrpo": "Qwen3-0.6B-Base",
     "qwen3-8b-grpo": "Qwen3-8B",
     "qwen2.5-0.5b-ppo": "Qwen2.5-0.5B-Instruct",
+    "qwen2.5-0.5b-ppo-gsm8k": "Qwen2.5-0.5B-Instruct",
     "qwen2.5-vl-3b-geo3k-grpo": "Qwen2.5-VL-3B-Instruct",
+    "qwen2.5-vl-3b-geo3k-grpo-megatron": "Qwen2.5-VL-3B-Instruct",
 }
 
 
@@ -55,7 +57,7 @@ def verl_rows(n: int, data_source: str = "openai/gsm8k", words: int = 12) -> pd.
 @pytest.fixture(scope="session")
 def gsm8k_files(tmp_path_factory):
     root = tmp_path_factory.mktemp("data")
-    verl_rows(16).to_parquet(root / "train.parquet")
+    verl_rows(256).to_parquet(root / "train.parquet")   # one batch of the largest preset (verl's quickstart)
     test = verl_rows(4)
     test["prompt"] = [[{"role": "user", "content": f"Held-out question {i}?"}] for i in range(4)]
     test.to_parquet(root / "test.parquet")
@@ -88,7 +90,7 @@ def test_preset_composes_and_verl_accepts_it(name, model_dirs, gsm8k_files):
     assert errors == [], errors
     # verl's HFModelConfig was built from the local model directory (config.json + tokenizer)
     assert plan.model == str(model_dirs[PRESET_MODEL[name]])
-    assert plan.cfg.actor_rollout_ref.actor.strategy == "megatron"
+    assert plan.cfg.actor_rollout_ref.actor.strategy == load_preset(name).strategy
     assert plan.cfg.reward.custom_reward_function.path == "pkg://rewards.verl"
     assert plan.cfg.reward.custom_reward_function.name == "compute_score"
 
@@ -210,7 +212,7 @@ def test_truncation_error_with_prompts_too_long(model_dirs, gsm8k_files):
                     check_verl=False)
     message, val_message = checks(plan)["truncation"]
     assert "4 of 4 val prompts" in val_message
-    assert "16 of 16 train prompts are longer than data.max_prompt_length=8" in message
+    assert "256 of 256 train prompts are longer than data.max_prompt_length=8" in message
     assert "data.truncation=error allows none" in message
     # with verl's filter on, the same prompts are dropped: a warning unless every prompt would go
     plan = plan_for("qwen3-0.6b-grpo", "data.max_prompt_length=8", "data.filter_overlong_prompts=true",
@@ -223,7 +225,7 @@ def test_prompts_within_limits_pass(model_dirs, gsm8k_files):
     plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs, data=gsm8k_files, check_verl=False)
     assert plan.ok, [str(f) for f in plan.findings]
     train = plan.data[0]
-    assert train.rows == 16 and train.data_sources == {"openai/gsm8k": 16}
+    assert train.rows == 256 and train.data_sources == {"openai/gsm8k": 256}
     assert 0 < train.prompt_tokens["max"] <= 512
 
 

@@ -62,6 +62,10 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
         path = Path(raw).expanduser()
         summary = DataSummary(str(raw))
         summaries.append(summary)
+        if path.is_dir():
+            findings.append(error("data-missing", f"{role} file {raw} is a folder: set data.{role}_files to one "
+                                                  f"parquet file"))
+            continue
         if not path.exists():
             findings.append(error("data-missing", f"{role} file {raw} does not exist: write it with "
                                                   f"`rewards prepare SOURCE --out {path.parent}`, or pass "
@@ -82,13 +86,39 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
             findings.append(error("data", f"{raw} has {total - MAX_LISTED} more problems: "
                                           f"`rewards validate {raw}` lists them all"))
         findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
+        findings.extend(_size_findings(role, raw, summary, cfg, filtering))
         if summary.prompt_tokens.get("note"):
             findings.append(note("data-length", f"{raw}: {summary.prompt_tokens['note']}"))
-        other = [p for p in report.warnings if p.check not in ("length",)]
+        other = [p for p in report.warnings if p.check not in ("length",)
+                 and not (not filtering and _about_the_overlong_filter(p))]
         if other:
             findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
                                                      f"`rewards validate {raw}` lists them"))
     return summaries, findings
+
+
+def _about_the_overlong_filter(problem: Any) -> bool:
+    """validate's warning that verl's overlong filter would drop multimodal rows: moot when the run turns it off."""
+    return problem.check == "images" and "filter_overlong_prompts" in str(problem)
+
+
+def _size_findings(role: str, raw: str, summary: DataSummary, cfg: Any, filtering: bool) -> list[Finding]:
+    """verl drops the last partial training batch (drop_last) and asserts both loaders are non-empty,
+    but only after the cluster has started: "Train dataloader is empty!". Say it here, with both numbers."""
+    rows = summary.rows - (int(summary.prompt_tokens.get("overlong", 0)) if filtering else 0)
+    after = " after data.filter_overlong_prompts drops the overlong ones" if rows != summary.rows else ""
+    if role == "train":
+        batch = int(cfg.data.get("train_batch_size") or 0)
+        if rows < batch:
+            return [error("data-size", f"{raw} has {rows} training rows{after}, fewer than one batch of "
+                                       f"data.train_batch_size={batch}, so verl would stop with 'Train dataloader is "
+                                       f"empty!' once the cluster is up: lower data.train_batch_size to at most "
+                                       f"{max(rows, 1)} or use more rows")]
+        return []
+    if rows < 1:
+        return [error("data-size", f"{raw} has no validation rows{after}, so verl would stop with 'Validation "
+                                   f"dataloader is empty!' once the cluster is up: use a validation file with rows")]
+    return []
 
 
 def _length_findings(role: str, raw: str, summary: DataSummary, max_len: int, filtering: bool,

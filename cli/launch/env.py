@@ -46,6 +46,13 @@ def _installed(package: str) -> str | None:
 
 
 def requirements(cfg: Any) -> list[Requirement]:
+    if str(cfg.actor_rollout_ref.actor.strategy) != "megatron":   # FSDP: torch and transformers train
+        needed = [("torch", "everything"), ("transformers", "FSDP training engine")]
+        rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
+        if rollout in ("vllm", "sglang"):
+            needed.append((rollout, "rollout engine"))
+        pins = verl_pins()
+        return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
     megatron = cfg.actor_rollout_ref.actor.megatron
     needed = [("megatron-core", "Megatron training engine"), ("transformer-engine", "Megatron kernels"),
               ("torch", "everything")]

@@ -1,7 +1,18 @@
-"""Per-GPU memory estimate for verl's colocated Megatron training (actor, reference, critic and the
-rollout engine share every GPU), with a suggestion when it does not fit.
+"""Per-GPU memory estimate for verl's colocated training (actor, reference, critic and the rollout
+engine share every GPU), on the FSDP or the Megatron engine, with a suggestion when it does not fit.
 
-The model (an estimate for planning, not a simulator; GiB = 2^30 bytes, as nvidia-smi reports):
+FSDP (`estimate_fsdp`), calibrated on an H100 (tests/bench/gpu_memory.py; the measured figures are in
+tests/bench/gpu_memory_h100.json and docs/launcher.md, and a test keeps every term within 15% of them):
+- Per parameter, sharded over the FSDP group: fp32 master weights 4 bytes (verl's model_dtype=fp32),
+  fp32 gradients 4, AdamW's two fp32 moments 8; AdamW's step holds one more fp32 copy (4) for a moment.
+  The reference policy is forward-only and loaded in bf16: 2 bytes, sharded.
+- Activations per token (tokens = micro x (prompt + response) / Ulysses size, or
+  ppo_max_token_len_per_gpu with dynamic batch size): per decoder layer 16h + 12q + 6kv + 8I bytes
+  without gradient checkpointing (measured 0.89-1.01x of it on Qwen2.5 and Qwen3), 2h with it;
+  plus, for the actor, the logits term: 14 bytes x vocabulary per token (bf16 logits, their fp32
+  upcast, the fp32 log-softmax and its gradient) -- the largest term for small models.
+
+Megatron (`estimate`), an estimate from the formulas below: the Megatron terms were not measured.
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
   TP (experts also by EP), plus the embedding (first stage), the output layer (last stage; a tied
   embedding is copied there when PP > 1) and a vision tower (first stage), split by TP.
@@ -35,6 +46,9 @@ GIB = 2 ** 30
 OVERHEAD_GIB = 2.0
 WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
 LOGIT_BYTES = 8
+# FSDP, measured (see the module docstring): bytes per parameter and per token.
+FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES, FSDP_STEP_BYTES, FSDP_REF_BYTES = 4, 4, 8, 4, 2
+FSDP_LOGIT_BYTES = 14
 
 
 @dataclass
@@ -215,3 +229,106 @@ def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstima
             if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
                 return f"raise {key}.tensor_model_parallel_size to {tp} and set {key}.optimizer_offload=true"
     return "use more GPUs (or GPUs with more memory): even with offload and recompute the estimate does not fit"
+
+
+# --- FSDP --------------------------------------------------------------------------------------------
+
+def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool, logits: bool) -> float:
+    """Activation memory of one micro-batch's forward and backward on one GPU (measured form)."""
+    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+    per_layer = 2 * shape.hidden if checkpointing else 16 * shape.hidden + 12 * q + 6 * kv + 8 * shape.intermediate
+    total = tokens * shape.layers * per_layer
+    if logits:
+        total += tokens * shape.vocab * FSDP_LOGIT_BYTES
+    return total
+
+
+def fsdp_step_peak_bytes(params: float, shard: int, activations: float) -> tuple[float, float]:
+    """(backward peak, optimizer-step peak) of a training step: states plus activations, or plus AdamW's copy."""
+    states = params * (FSDP_MASTER_BYTES + FSDP_GRAD_BYTES + FSDP_ADAM_BYTES) / max(shard, 1)
+    return states + activations, states + params * FSDP_STEP_BYTES / max(shard, 1)
+
+
+def _fsdp_tokens(layout: Layout, plan: ParallelPlan) -> float:
+    seq = plan.prompt_len + plan.response_len
+    if layout.dynamic_bsz or not layout.micro:
+        return max(layout.max_tokens, seq) / layout.sp
+    return int(layout.micro) * seq / layout.sp
+
+
+def _fsdp_role(name: str, params: float, layout: Layout, plan: ParallelPlan, shape: ModelShape,
+               logits: bool) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """(resident between phases, this role's update, this role's optimizer step), GiB."""
+    shard = max(layout.shard, 1)
+    w, g, o = (params * b / shard / GIB for b in (FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES))
+    full = {f"{name} weights (fp32)": w, f"{name} gradients (fp32)": g, f"{name} Adam states (fp32)": o}
+    resident = {f"{name} weights (fp32)": 0.0 if layout.param_offload else w,
+                f"{name} gradients (fp32)": 0.0 if layout.param_offload else g,
+                f"{name} Adam states (fp32)": 0.0 if layout.optimizer_offload else o}
+    act = fsdp_activation_bytes(shape, _fsdp_tokens(layout, plan), layout.recompute == "full", logits) / GIB
+    update = {**full, f"{name} activations" + (" (logits included)" if logits else ""): act}
+    step = {**full, f"{name} AdamW step (fp32 copy)": params * FSDP_STEP_BYTES / shard / GIB}
+    return resident, update, step
+
+
+def estimate_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape: ModelShape | None = None,
+                  suggest: bool = True) -> MemoryEstimate:
+    """Per-GPU memory of each phase on verl's FSDP engine (see the module docstring for the terms)."""
+    actor = plan.actor
+    resident, update, step = _fsdp_role("actor", shape.params, actor, plan, shape, logits=True)
+    if plan.use_ref:
+        ref = 0.0 if plan.ref_param_offload else shape.params * FSDP_REF_BYTES / max(actor.shard, 1) / GIB
+        resident["reference weights (bf16)"] = ref
+    others = {k: v for k, v in resident.items() if not k.startswith("actor")}
+    phases_parts = [("update", {**others, **update}), ("optimizer step", {**others, **step})]
+    if plan.critic is not None:
+        c_shape = critic_shape or shape
+        c_params = c_shape.params - c_shape.head_params + c_shape.hidden   # a value head replaces the LM head
+        c_resident, c_update, c_step = _fsdp_role("critic", c_params, plan.critic, plan, c_shape, logits=False)
+        phases_parts[0][1].update(c_resident)
+        phases_parts[1][1].update(c_resident)
+        phases_parts.append(("critic update", {**resident, **c_update}))
+        resident = {**resident, **c_resident}
+    budget = plan.rollout_util * gpu_gib
+    phases_parts.append(("rollout", {**resident, "rollout engine (gpu_memory_utilization)": budget}))
+    phases = [Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB})
+              for name, parts in phases_parts]
+    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
+    kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
+    kv_free = max(budget - rollout_weights, 0) * GIB
+    kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
+    result = MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
+                            rollout_budget_gib=budget, kv_sequences=kv_sequences)
+    if suggest and not result.fits:
+        result.suggestion = _suggest_fsdp(plan, shape, gpu_gib, critic_shape, result)
+    return result
+
+
+def _suggest_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape, current: MemoryEstimate) -> str:
+    """The cheapest change, tried in order, after which the FSDP estimate fits."""
+    key = "actor_rollout_ref"
+    tries: list[tuple[str, ParallelPlan]] = []
+    if plan.actor.recompute != "full":
+        tries.append((f"turn on gradient checkpointing ({key}.model.enable_gradient_checkpointing=true)",
+                      _variant(plan, recompute="full")))
+    if plan.use_ref and not plan.ref_param_offload:
+        tries.append((f"set {key}.ref.fsdp_config.param_offload=true", dataclasses.replace(plan, ref_param_offload=True)))
+    if plan.actor.micro and plan.actor.micro > 1:
+        tries.append((f"lower {key}.actor.ppo_micro_batch_size_per_gpu to 1", _variant(plan, micro=1)))
+    for sp in (2, 4, 8):
+        if sp > plan.actor.sp and plan.world % sp == 0 and shape.heads % sp == 0:
+            tries.append((f"set {key}.actor.ulysses_sequence_parallel_size={sp} (splits each sequence over {sp} GPUs)",
+                          _variant(plan, sp=sp, dp=plan.world // sp)))
+            break
+    if not plan.actor.optimizer_offload:
+        tries.append((f"set {key}.actor.fsdp_config.optimizer_offload=true", _variant(plan, optimizer_offload=True)))
+    for label, variant in tries:
+        if estimate_fsdp(variant, shape, gpu_gib, critic_shape, suggest=False).fits:
+            return label
+    if current.peak.name == "rollout":
+        spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
+        util = math.floor(spare / gpu_gib * 20) / 20
+        if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
+            return (f"lower {key}.rollout.gpu_memory_utilization to {util:.2f} "
+                    f"(a smaller KV cache: fewer sequences generated at once)")
+    return "use more GPUs (FSDP shards the states over all of them) or GPUs with more memory"

@@ -1,5 +1,10 @@
 """Parallelism and batch arithmetic, checked the way verl 0.9.1 and Megatron-Core check it at run time.
 
+On verl's FSDP engine (`fsdp`/`fsdp2`) every GPU holds a shard of the weights and runs its own
+micro-batches: DP = world / Ulysses sequence-parallel size, the states are sharded over
+`fsdp_config.fsdp_size` GPUs (-1: all of them), and Ulysses splits attention heads, so the
+heads must divide by it. The batch rules below hold for both engines.
+
 The rules, each with where verl (or Megatron) enforces it:
 - world = trainer.nnodes x trainer.n_gpus_per_node; DP = world / (TP x PP x CP)
   (`verl/utils/config.py::validate_config`: world divisible by TP x PP x CP);
@@ -46,6 +51,10 @@ class Layout:
     mini: int                    # prompts per mini-batch
     micro: int | None            # responses per micro-batch per GPU (None with dynamic batch size)
     dynamic_bsz: bool
+    strategy: str = "megatron"   # megatron, fsdp or fsdp2
+    sp: int = 1                  # FSDP: Ulysses sequence-parallel size
+    shard: int = 0               # FSDP: GPUs one copy of the states is sharded over
+    max_tokens: int = 16384      # with dynamic batch size: tokens per GPU per micro-batch
 
 
 @dataclass
@@ -98,6 +107,19 @@ def _layout(role: str, section: Any, world: int, mini: int) -> Layout:
                   micro=section.get("ppo_micro_batch_size_per_gpu"), dynamic_bsz=bool(section.get("use_dynamic_bsz")))
 
 
+def _fsdp_layout(role: str, section: Any, engine: Any, model: Any, world: int, mini: int) -> Layout:
+    """An FSDP role: `engine` is its fsdp_config (the critic's is `critic.fsdp`), `model` its HF model section."""
+    sp = int(section.get("ulysses_sequence_parallel_size") or engine.get("ulysses_sequence_parallel_size") or 1)
+    size = int(engine.get("fsdp_size") or -1)
+    return Layout(role=role, tp=1, pp=1, cp=1, vpp=None, ep=1,
+                  dp=world // sp if sp >= 1 and world % sp == 0 else 0,
+                  param_offload=bool(engine.param_offload), optimizer_offload=bool(engine.optimizer_offload),
+                  recompute="full" if model.get("enable_gradient_checkpointing") else None, mini=int(mini),
+                  micro=section.get("ppo_micro_batch_size_per_gpu"), dynamic_bsz=bool(section.get("use_dynamic_bsz")),
+                  strategy=str(section.strategy), sp=sp, shard=world if size < 1 else min(size, world),
+                  max_tokens=int(section.get("ppo_max_token_len_per_gpu") or 16384))
+
+
 def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None) -> ParallelPlan:
     """The split of actor, critic and rollout over the cluster, with every rule that fails."""
     nnodes, per_node = int(cfg.trainer.nnodes), int(cfg.trainer.n_gpus_per_node)
@@ -105,12 +127,21 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
     rollout = cfg.actor_rollout_ref.rollout
     actor_cfg = cfg.actor_rollout_ref.actor
     critic_on = need_critic(cfg)
+    fsdp = str(actor_cfg.strategy) != "megatron"
+    if fsdp:
+        actor = _fsdp_layout("actor", actor_cfg, actor_cfg.fsdp_config, cfg.actor_rollout_ref.model, world,
+                             actor_cfg.ppo_mini_batch_size)
+        critic = _fsdp_layout("critic", cfg.critic, cfg.critic.fsdp, cfg.critic.model, world,
+                              cfg.critic.ppo_mini_batch_size) if critic_on else None
+        ref_offload = bool(cfg.actor_rollout_ref.ref.fsdp_config.param_offload)
+    else:
+        actor = _layout("actor", actor_cfg, world, actor_cfg.ppo_mini_batch_size)
+        critic = _layout("critic", cfg.critic, world, cfg.critic.ppo_mini_batch_size) if critic_on else None
+        ref_offload = bool(cfg.actor_rollout_ref.ref.megatron.param_offload)
     plan = ParallelPlan(
-        world=world, nnodes=nnodes, gpus_per_node=per_node,
-        actor=_layout("actor", actor_cfg, world, actor_cfg.ppo_mini_batch_size),
-        critic=_layout("critic", cfg.critic, world, cfg.critic.ppo_mini_batch_size) if critic_on else None,
+        world=world, nnodes=nnodes, gpus_per_node=per_node, actor=actor, critic=critic,
         use_ref=need_reference(cfg),
-        ref_param_offload=bool(cfg.actor_rollout_ref.ref.megatron.param_offload),
+        ref_param_offload=ref_offload,
         rollout_name=str(rollout.name) if not _missing(rollout, "name") else "",
         rollout_tp=int(rollout.tensor_model_parallel_size),
         rollout_world=int(rollout.tensor_model_parallel_size) * int(rollout.data_parallel_size)
@@ -124,7 +155,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
     _check_cluster(plan, available_gpus, out)
     for layout in (plan.actor, plan.critic):
         if layout is not None:
-            _check_split(layout, plan, shape, out)
+            (_check_fsdp_split if fsdp else _check_split)(layout, plan, shape, out)
     _check_rollout(cfg, plan, shape, out)
     _check_algorithm(cfg, plan, out)
     for layout in (plan.actor, plan.critic):
@@ -199,6 +230,25 @@ def _check_split(layout: Layout, plan: ParallelPlan, shape: ModelShape, out: lis
     if shape.experts and shape.experts % layout.ep:
         out.append(error("ep-experts", f"expert parallel size {layout.ep} does not divide the model's {shape.experts} "
                                        f"experts: set {key}.expert_model_parallel_size to a divisor of {shape.experts}"))
+
+
+def _check_fsdp_split(layout: Layout, plan: ParallelPlan, shape: ModelShape, out: list[Finding]) -> None:
+    """Ulysses sequence parallelism: verl splits attention heads over it and needs it to divide the world."""
+    key = "actor_rollout_ref.actor" if layout.role == "actor" else "critic"
+    sp = layout.sp
+    if sp < 1:
+        out.append(error("parallel-size", f"{key}.ulysses_sequence_parallel_size must be at least 1, not {sp}"))
+        return
+    if plan.world % sp:
+        out.append(error("world-divides", f"{plan.world} GPUs cannot be split into Ulysses groups of {sp}: set "
+                                          f"{key}.ulysses_sequence_parallel_size to a divisor of {plan.world}"))
+    if shape.heads % sp:
+        fits = ", ".join(str(s) for s in range(1, shape.heads + 1) if shape.heads % s == 0 and plan.world % s == 0)
+        out.append(error("sp-heads", f"Ulysses size {sp} does not divide the model's {shape.heads} attention heads, "
+                                     f"which verl splits over it: set {key}.ulysses_sequence_parallel_size to one of {fits}"))
+    if layout.shard and plan.world % layout.shard:
+        out.append(error("world-divides", f"fsdp_size {layout.shard} does not divide the {plan.world} GPUs: set "
+                                          f"{key}'s fsdp_size to -1 (all GPUs) or a divisor of {plan.world}"))
 
 
 def _check_rollout(cfg: Any, plan: ParallelPlan, shape: ModelShape, out: list[Finding]) -> None:

@@ -16,11 +16,11 @@ from typing import Any, Sequence
 from . import verl_config
 from .data import REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_reward, effective_settings, tokenizer_dir
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
-from .memory import MemoryEstimate, estimate
+from .memory import MemoryEstimate, estimate, estimate_fsdp
 from .model import ModelConfigError, ModelShape, find_config, local_model_dir, read_config, shape_from_config
-from .overrides import Override, OverrideList, hydra_value, parse_override
+from .overrides import Override, OverrideError, OverrideList, hydra_value, parse_override
 from .parallel import ParallelPlan, plan_parallel
-from .presets import Preset
+from .presets import STRATEGIES, Preset
 
 ENTRY = ("python3", "-m", "verl.trainer.main_ppo")
 REWARD_KWARGS = "reward.custom_reward_function.reward_kwargs"
@@ -31,6 +31,7 @@ class Request:
     """What the user asked for: a preset plus choices that override it."""
 
     preset: Preset
+    strategy: str | None = None          # megatron, fsdp or fsdp2; None: the preset's
     model: str | None = None
     model_config: str | None = None
     train_files: str | None = None
@@ -60,6 +61,11 @@ class Plan:
     reward_kwargs: dict[str, Any] = field(default_factory=dict)
     reward_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)   # preset overrides of the other engine (see build_overrides)
+
+    @property
+    def strategy(self) -> str:
+        return self.request.strategy or self.request.preset.strategy
 
     @property
     def errors(self) -> list[Finding]:
@@ -79,7 +85,8 @@ class Plan:
         return [*ENTRY, *self.overrides.texts()]
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"preset": self.request.preset.name, "ok": self.ok, "model": self.model,
+        out: dict[str, Any] = {"preset": self.request.preset.name, "strategy": self.strategy, "ok": self.ok,
+                               "model": self.model,
                                "model_source": self.model_source, "command": self.argv,
                                "findings": [{"level": f.level, "check": f.check, "message": f.message}
                                             for f in self.findings],
@@ -89,7 +96,8 @@ class Plan:
         if self.parallel:
             p = self.parallel
             out["parallel"] = {"world": p.world, "tp": p.actor.tp, "pp": p.actor.pp, "cp": p.actor.cp,
-                               "dp": p.actor.dp, "rollout_tp": p.rollout_tp, "rollout_replicas": p.rollout_replicas}
+                               "sp": p.actor.sp, "dp": p.actor.dp, "rollout_tp": p.rollout_tp,
+                               "rollout_replicas": p.rollout_replicas}
         if self.memory:
             out["memory"] = {"gpu_gib": self.memory.gpu_gib, "fits": self.memory.fits,
                              "peak_phase": self.memory.peak.name, "peak_gib": round(self.memory.peak.total, 2),
@@ -101,17 +109,40 @@ class Plan:
         return out
 
 
-def build_overrides(request: Request) -> OverrideList:
-    """The final override list: preset, the launcher's wiring, then the user's overrides."""
+def engine_keys(strategy: str) -> tuple[str, ...]:
+    """Key parts that exist only in one engine's config (dropped from a preset run on the other engine)."""
+    return ("megatron",) if strategy != "megatron" else ("fsdp_config", "fsdp", "ulysses_sequence_parallel_size")
+
+
+def build_overrides(request: Request, dropped: list[str] | None = None) -> OverrideList:
+    """The final override list: preset, the launcher's wiring, then the user's overrides.
+
+    The strategy picks verl's engine: `model_engine=megatron`, or `model_engine=dp` with the actor's
+    (and critic's) `strategy=fsdp|fsdp2`. A preset written for the other engine keeps every common key;
+    its engine-only keys (`...megatron.*` or `...fsdp_config.*`) are left out and listed in `dropped`.
+    """
     preset = request.preset
+    strategy = request.strategy or preset.strategy
+    if strategy not in STRATEGIES:
+        raise OverrideError(f"strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     items = OverrideList()
     add = lambda key, value, source="launcher", prefix="": items.set(Override(key, hydra_value(value), prefix, source))
-    items.set(Override("model_engine", "megatron", "", "launcher"))
-    add("data.train_files", _expand(request.train_files or preset.train_files))
-    add("data.val_files", _expand(request.val_files or preset.val_files))
-    model = _expand(request.model or preset.model)
+    if strategy == "megatron":
+        items.set(Override("model_engine", "megatron", "", "launcher"))
+    else:
+        items.set(Override("model_engine", "dp", "", "launcher"))
+        add("actor_rollout_ref.actor.strategy", strategy)
+        add("critic.strategy", strategy)
+    add("data.train_files", _absolute(request.train_files or preset.train_files))
+    add("data.val_files", _absolute(request.val_files or preset.val_files))
+    model = _absolute(request.model or preset.model)
     add("actor_rollout_ref.model.path", model)
+    other_engine = set(engine_keys(strategy))
     for key, value in preset.overrides.items():
+        if other_engine & set(key.split(".")):
+            if dropped is not None:
+                dropped.append(key)
+            continue
         override = parse_override(f"{key}={hydra_value(value)}", source="preset")
         items.set(override)
     if "critic.model.path" in preset.overrides:
@@ -130,10 +161,32 @@ def build_overrides(request: Request) -> OverrideList:
     return items
 
 
-def _expand(path: str) -> str:
-    """verl opens data and model paths as given, so `~` is expanded here, on the launching machine."""
+def _absolute(path: str) -> str:
+    """verl opens data and model paths from its own working directory on the cluster, so a local path
+    is written absolute (`~` expanded, relative paths resolved here); a hub id stays as it is."""
     import os
-    return os.path.expanduser(path) if path.startswith("~") else path
+    from pathlib import Path
+    if path.startswith("~"):
+        return os.path.expanduser(path)
+    if "://" in path or os.path.isabs(path):
+        return path
+    if path.startswith((".", "..")) or Path(path).exists():
+        return str(Path(path).resolve())
+    return path
+
+
+def cluster_paths(plan: "Plan") -> list[str]:
+    """Data and model paths of the command that do not exist on this machine (they must on the cluster)."""
+    from pathlib import Path
+    cfg = plan.cfg
+    if cfg is None:
+        return []
+    paths = [("data.train_files", str(cfg.data.train_files)), ("data.val_files", str(cfg.data.val_files)),
+             ("actor_rollout_ref.model.path", str(cfg.actor_rollout_ref.model.path))]
+    if plan.parallel is not None and plan.parallel.critic is not None:
+        paths.append(("critic.model.path", str(cfg.critic.model.path)))
+    return [f"{key}={path}" for key, path in paths
+            if path.startswith("/") and not Path(path).exists()]
 
 
 def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
@@ -144,15 +197,21 @@ def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
 
 def make_plan(request: Request) -> Plan:
     """Every check that can run without GPUs; `plan.ok` says whether to launch."""
-    plan = Plan(request=request, overrides=build_overrides(request))
+    dropped: list[str] = []
+    plan = Plan(request=request, overrides=build_overrides(request, dropped), dropped=dropped)
     out = plan.findings
+    if dropped:
+        out.append(note("strategy", f"preset {request.preset.name} is written for {request.preset.strategy}; "
+                                    f"its {request.preset.strategy}-only keys are left out: {', '.join(dropped)}"))
     try:
         plan.cfg = cfg = verl_config.compose(plan.overrides.texts())
     except verl_config.ComposeError as exc:
         out.append(error("unknown-key", str(exc)))
         return plan
-    if cfg.get("model_engine") != "megatron" or cfg.actor_rollout_ref.actor.strategy != "megatron":
-        out.append(error("engine", "rewards train plans verl's Megatron path: leave model_engine=megatron"))
+    engine = "megatron" if plan.strategy == "megatron" else "dp"
+    if cfg.get("model_engine") != engine or cfg.actor_rollout_ref.actor.strategy != plan.strategy:
+        out.append(error("engine", f"the strategy is {plan.strategy}: choose it with --strategy (or the preset's "
+                                   f"`strategy`), not with model_engine or actor_rollout_ref.actor.strategy"))
         return plan
 
     plan.model = str(cfg.actor_rollout_ref.model.path)
@@ -179,8 +238,11 @@ def make_plan(request: Request) -> Plan:
 
     plan.gpu_memory_gb = request.gpu_memory_gb or request.preset.gpu_memory_gb
     if not any(f.check in ("too-few-gpus", "world-divides", "parallel-size") for f in out):
-        dist_opt = bool(cfg.actor_rollout_ref.actor.megatron.use_distributed_optimizer)
-        plan.memory = estimate(parallel, plan.shape, plan.gpu_memory_gb, critic_shape, dist_opt)
+        if plan.strategy == "megatron":
+            dist_opt = bool(cfg.actor_rollout_ref.actor.megatron.use_distributed_optimizer)
+            plan.memory = estimate(parallel, plan.shape, plan.gpu_memory_gb, critic_shape, dist_opt)
+        else:
+            plan.memory = estimate_fsdp(parallel, plan.shape, plan.gpu_memory_gb, critic_shape)
         _memory_findings(plan)
 
     plan.reward_kwargs = reward_kwargs_of(cfg)
@@ -231,6 +293,14 @@ def _model_shape(model: str, request: Request) -> tuple[ModelShape, str]:
     if model == preset.model and preset.model_config:
         return (shape_from_config(preset.model_config),
                 f"the published config.json recorded in preset {preset.name} ({model} is not on this machine)")
+    from pathlib import Path
+    local = Path(model).expanduser()
+    if local.is_dir():
+        raise ModelConfigError(f"model folder {model} has no config.json: pass the folder that holds the model's "
+                               f"config.json and weights")
+    if model.startswith(("/", ".", "~")) or model.count("/") != 1:
+        raise ModelConfigError(f"model folder {model} does not exist on this machine: fix the path, or pass "
+                               f"--model-config PATH/config.json if the model exists only on the cluster")
     raise ModelConfigError(f"cannot find config.json for {model} on this machine: download the model "
                            f"(huggingface-cli download {model}) or pass --model-config PATH/config.json")
 

@@ -1,6 +1,7 @@
 """Launch presets: known-good verl recipes kept as YAML data files in `cli/presets/`.
 
-A preset names a model, a data set, a cluster shape and the verl overrides of a recipe. A preset may
+A preset names a model, a data set, a cluster shape, the training strategy (verl's `megatron`, or
+`fsdp`/`fsdp2`) and the verl overrides of a recipe. A preset may
 `extend` another and change only what differs (the Dr. GRPO preset is the GRPO preset with three
 keys changed). `model_config` holds the model's published config.json fields, used by the planner
 only when the model's own config.json is not on this machine.
@@ -16,7 +17,8 @@ from typing import Any
 import yaml
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
-_FIELDS = {"extends", "description", "model", "model_config", "train_files", "val_files", "nnodes",
+STRATEGIES = ("fsdp", "fsdp2", "megatron")
+_FIELDS = {"extends", "description", "strategy", "model", "model_config", "train_files", "val_files", "nnodes",
            "n_gpus_per_node", "gpu_memory_gb", "reward_kwargs", "overrides"}
 
 
@@ -31,6 +33,7 @@ class Preset:
     model: str
     train_files: str
     val_files: str
+    strategy: str = "megatron"
     nnodes: int = 1
     n_gpus_per_node: int = 8
     gpu_memory_gb: float = 80.0
@@ -66,8 +69,11 @@ def load_preset(name_or_path: str) -> Preset:
     missing = [key for key in ("model", "train_files", "val_files") if not raw.get(key)]
     if missing:
         raise PresetError(f"preset {path} does not set {', '.join(missing)}")
+    strategy = str(raw.get("strategy", "megatron"))
+    if strategy not in STRATEGIES:
+        raise PresetError(f"preset {path}: strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     return Preset(name=path.stem, path=path, description=str(raw.get("description", "")).strip(),
-                  model=str(raw["model"]), train_files=str(raw["train_files"]), val_files=str(raw["val_files"]),
+                  strategy=strategy, model=str(raw["model"]), train_files=str(raw["train_files"]), val_files=str(raw["val_files"]),
                   nnodes=int(raw.get("nnodes", 1)), n_gpus_per_node=int(raw.get("n_gpus_per_node", 8)),
                   gpu_memory_gb=float(raw.get("gpu_memory_gb", 80)),
                   model_config=dict(raw.get("model_config") or {}),

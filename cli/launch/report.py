@@ -21,10 +21,17 @@ def render_plan(plan: Plan) -> str:
                 continue
             offload = [name for name, on in (("params", layout.param_offload), ("optimizer", layout.optimizer_offload)) if on]
             vpp = f" (VPP {layout.vpp})" if layout.vpp else ""
-            row(layout.role, f"Megatron TP {layout.tp} x PP {layout.pp}{vpp} x CP {layout.cp} -> DP {layout.dp}; "
-                             f"offload: {', '.join(offload) or 'none'}; recompute: {layout.recompute or 'none'}")
+            if layout.strategy == "megatron":
+                row(layout.role, f"Megatron TP {layout.tp} x PP {layout.pp}{vpp} x CP {layout.cp} -> DP {layout.dp}; "
+                                 f"offload: {', '.join(offload) or 'none'}; recompute: {layout.recompute or 'none'}")
+            else:
+                row(layout.role, f"{layout.strategy.upper()} sharded over {layout.shard} GPU(s), Ulysses SP {layout.sp} "
+                                 f"-> DP {layout.dp}; offload: {', '.join(offload) or 'none'}; gradient checkpointing: "
+                                 f"{'on' if layout.recompute == 'full' else 'off'}")
         if p.use_ref:
             row("reference", f"same split as the actor; weights offloaded: {'yes' if p.ref_param_offload else 'no'}")
+        if plan.dropped:
+            row("", f"left out (written for {preset.strategy}): {', '.join(plan.dropped)}")
         row("rollout", f"{p.rollout_name or '?'} TP {p.rollout_tp}, {p.rollout_replicas} replica(s), "
                        f"gpu_memory_utilization {p.rollout_util:g}")
         actor = p.actor
@@ -38,7 +45,9 @@ def render_plan(plan: Plan) -> str:
     mem = plan.memory
     if mem:
         lines.append("")
-        lines.append(f"  memory per GPU (GiB, estimate; see docs/launcher.md)")
+        basis = ("FSDP terms calibrated on an H100" if p and p.actor.strategy != "megatron"
+                 else "Megatron terms not measured")
+        lines.append(f"  memory per GPU (GiB, estimate: {basis}; see docs/launcher.md)")
         names = [ph.name for ph in mem.phases]
         labels = list(dict.fromkeys(label for ph in mem.phases for label in ph.parts))
         lines.append("    " + f"{'':<42}" + "".join(f"{n:>15}" for n in names))

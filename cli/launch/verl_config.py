@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 CONFIG_NAME = "ppo_trainer"
-ENGINE_OVERRIDE = "model_engine=megatron"
 
 
 class VerlMissingError(RuntimeError):
@@ -63,12 +62,12 @@ def compose(overrides: Iterable[str]) -> Any:
         raise ComposeError(_explain(exc, overrides)) from None
 
 
-@lru_cache(maxsize=1)
-def known_keys() -> tuple[str, ...]:
-    """Every dotted key of the default Megatron config (for did-you-mean hints)."""
+@lru_cache(maxsize=2)
+def known_keys(engine: str = "megatron") -> tuple[str, ...]:
+    """Every dotted key of the default config of one engine, `megatron` or `dp` (for did-you-mean hints)."""
     from omegaconf import DictConfig, OmegaConf
 
-    base = compose([ENGINE_OVERRIDE])
+    base = compose([f"model_engine={engine}"])
     keys: list[str] = []
 
     def walk(node: Any, prefix: str) -> None:
@@ -88,7 +87,8 @@ def _explain(exc: Exception, overrides: list[str]) -> str:
     unknown = re.search(r"Could not override '([^']+)'", text) or re.search(r"Key '([^']+)' is not in struct", text)
     if unknown:
         key = unknown.group(1)
-        close = difflib.get_close_matches(key, known_keys(), n=1, cutoff=0.75)
+        engine = "dp" if "model_engine=dp" in overrides else "megatron"
+        close = difflib.get_close_matches(key, known_keys(engine), n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]}?)" if close else ""
         return (f"verl 0.9.1 has no config key {key}{hint}: fix the spelling, or write +{key}=... "
                 f"if you mean to add a key verl's config does not declare")
@@ -137,7 +137,8 @@ def verl_checks(cfg: Any, build_model: bool = False) -> list[str]:
                 lambda: validate_config(config=cfg, use_reference_policy=use_ref, use_critic=use_critic))
         attempt("AlgoConfig", lambda: omega_conf_to_dataclass(cfg.algorithm))
         attempt("RolloutConfig", lambda: omega_conf_to_dataclass(cfg.actor_rollout_ref.rollout))
-        attempt("McoreActorConfig", lambda: omega_conf_to_dataclass(cfg.actor_rollout_ref.actor))
+        name = lambda node: str(node.get("_target_", "config")).rsplit(".", 1)[-1]   # McoreActorConfig, FSDPActorConfig
+        attempt(name(cfg.actor_rollout_ref.actor), lambda: omega_conf_to_dataclass(cfg.actor_rollout_ref.actor))
         if use_ref:
             ref = OmegaConf.create(OmegaConf.to_container(cfg.actor_rollout_ref.ref, resolve=True))
             with open_dict(ref):  # what the ref worker does in init_model before building its config
@@ -146,9 +147,9 @@ def verl_checks(cfg: Any, build_model: bool = False) -> list[str]:
                 ref.ppo_micro_batch_size_per_gpu = ref.pop("log_prob_micro_batch_size_per_gpu", None)
                 ref.use_dynamic_bsz = ref.pop("log_prob_use_dynamic_bsz", False)
                 ref.ppo_max_token_len_per_gpu = ref.pop("log_prob_max_token_len_per_gpu", None)
-            attempt("reference McoreActorConfig", lambda: omega_conf_to_dataclass(ref))
+            attempt(f"reference {name(ref)}", lambda: omega_conf_to_dataclass(ref))
         if use_critic:
-            attempt("McoreCriticConfig", lambda: omega_conf_to_dataclass(cfg.critic))
+            attempt(name(cfg.critic), lambda: omega_conf_to_dataclass(cfg.critic))
         if build_model:
             attempt("HFModelConfig", lambda: omega_conf_to_dataclass(cfg.actor_rollout_ref.model))
         attempt("reward function loader", lambda: _load_reward_fn(cfg))
