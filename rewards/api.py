@@ -32,6 +32,12 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     Never raises on model text: a failure is a verdict. An unknown or empty data_source raises
     `UnknownDataSourceError`, naming the closest registered names, even a name verl's own
     scorer knows: only `rewards.verl.compute_score`, the function verl loads, delegates those.
+
+    >>> from rewards import compute_score
+    >>> compute_score("openai/gsm8k", "She pays 3 + 4 = 7 dollars. #### 7", "7")
+    {'score': 1.0, 'acc': 1.0, 'format': 1.0, 'pred': '7', 'verdict': 'correct'}
+    >>> compute_score("lighteval/MATH", r"So $x = \\boxed{\\frac{1}{2}}$.", "0.5")["verdict"]
+    'correct'
     """
     entry = get_scorer(data_source)
     settings = make_settings(entry.defaults, kwargs)
@@ -43,6 +49,11 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
 
     Fast-path answers are judged in this process; sympy-bound checks go to the engine's worker
     pool, and `threads` (default: pool workers + 1) keep those workers busy meanwhile.
+
+    >>> from rewards import Sample, score_batch
+    >>> results = score_batch([Sample("openai/gsm8k", "#### 12", "12"), Sample("openai/gsm8k", "#### 13", "12")])
+    >>> [(r.verdict.value, r.score) for r in results]
+    [('correct', 1.0), ('wrong', 0.0)]
     """
     from .engine.batch import map_ordered, round_robin
 
@@ -57,7 +68,13 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
 async def score_batch_async(samples: Iterable[Sample], *, threads: int | None = None,
                             **kwargs: Any) -> list[Result]:
     """`score_batch` as a coroutine: the batch runs in a helper thread, so the event loop (verl's
-    reward worker) keeps serving while it waits. Unknown data_sources raise before any work."""
+    reward worker) keeps serving while it waits. Unknown data_sources raise before any work.
+
+    >>> import asyncio
+    >>> from rewards import Sample, score_batch_async
+    >>> [r.score for r in asyncio.run(score_batch_async([Sample("openai/gsm8k", "#### 12", "12")]))]
+    [1.0]
+    """
     import asyncio
 
     samples = list(samples)

@@ -73,6 +73,15 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
     """Bind `name` (and aliases) to a scorer; use as `@register_scorer(...)` or with `scorer=`.
 
     Re-binding a taken name raises unless `override=True`, so two plugins never fight silently.
+
+    >>> from rewards import Result, Verdict, compute_score, register_scorer
+    >>> @register_scorer("example/yes-no", "example/yn")
+    ... def yes_no(response, ground_truth, extra_info, settings):
+    ...     '''Pays for the gold word, alone.'''
+    ...     pred = response.strip().lower()
+    ...     return Result(Verdict.CORRECT if pred == ground_truth else Verdict.WRONG, pred)
+    >>> compute_score("example/yn", " Yes ", "yes")["score"]
+    1.0
     """
 
     def bind(fn: Scorer) -> Scorer:

@@ -12,7 +12,12 @@ from typing import Any
 
 
 class Verdict(str, Enum):
-    """Why a sample got its score. Everything except `correct` pays no accuracy."""
+    """Why a sample got its score. Everything except `correct` pays no accuracy.
+
+    >>> from rewards import Verdict
+    >>> Verdict("timeout") is Verdict.TIMEOUT, f"{Verdict.TIMEOUT}"
+    (True, 'timeout')
+    """
 
     CORRECT = "correct"
     WRONG = "wrong"
@@ -45,6 +50,10 @@ class Result:
     `score` is what training optimises, always a number: left out, it is the accuracy, and only
     composition (format weight, shaping) changes it. `extras` holds shaping components, which a run
     that enables them emits for every sample. `reason` is a human explanation that never reaches verl.
+
+    >>> from rewards import Result, Verdict
+    >>> Result(Verdict.CORRECT, "7").to_dict()
+    {'score': 1.0, 'acc': 1.0, 'format': 1.0, 'pred': '7', 'verdict': 'correct'}
     """
 
     verdict: Verdict

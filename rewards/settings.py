@@ -33,6 +33,17 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """Every knob of a scoring call, checked once when built; scoring calls take them as keywords.
+
+    >>> from rewards import Settings
+    >>> Settings(format_rule="think_boxed", format_weight=0.1).format_weight
+    0.1
+    >>> Settings(gsm8k_mode="loose")
+    Traceback (most recent call last):
+    ...
+    rewards.settings.SettingsError: gsm8k_mode must be one of ('strict', 'flexible'), got 'loose'
+    """
+
     gsm8k_mode: str = "strict"
     """`strict`: the last `#### <number>`; `flexible`: the last number anywhere in the answer."""
     timeout: float = 5.0

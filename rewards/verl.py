@@ -49,6 +49,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     neither knows raises `UnknownDataSourceError`, naming the closest registered names. That
     delegation is the one difference from the library's `rewards.compute_score`, which never
     delegates (docs/verl.md, "Delegation").
+
+    >>> from rewards.verl import compute_score
+    >>> compute_score("openai/gsm8k", "#### 1,080", "1080")
+    {'score': 1.0, 'acc': 1.0, 'format': 1.0, 'pred': '1080', 'verdict': 'correct'}
     """
     _start_engine_once()
     if not _ours(data_source):
@@ -62,6 +66,11 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
 
     The judging itself runs off the event loop, so one slow sample never stalls the reward
     worker's other samples; its hard deadline is the same as the synchronous call's.
+
+    >>> import asyncio
+    >>> from rewards.verl import compute_score_async
+    >>> asyncio.run(compute_score_async("openai/gsm8k", "#### 4", "4"))["score"]
+    1.0
     """
     import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
 
@@ -76,6 +85,12 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
 
     Every dict has the same keys. Samples for verl's own scorers are judged first, so a name
     that neither we nor verl know raises before our scorers spend time on the batch.
+
+    >>> from rewards.verl import compute_score_batch
+    >>> out = compute_score_batch(data_sources=["openai/gsm8k"] * 2, solution_strs=["#### 4", "no idea"],
+    ...                           ground_truths=["4", "4"], extra_infos=[None, None])
+    >>> [r["verdict"] for r in out]
+    ['correct', 'no_answer']
     """
     _start_engine_once()
     n = len(data_sources)
