@@ -17,9 +17,13 @@ def register(sub) -> None:
         "prepare", help="turn a dataset into verl train.parquet / test.parquet",
         description="Load SOURCE (a hub id such as openai/gsm8k, a family name, a local json/jsonl/"
                     "parquet/csv file, a hub-layout folder or a save_to_disk folder) and write "
-                    "OUT/train.parquet, OUT/test.parquet and OUT/manifest.json in verl's row format.")
+                    "FOLDER/train.parquet, FOLDER/test.parquet and FOLDER/manifest.json in verl's row format. "
+                    "Rows are labelled with the data set's hub id; a local file whose columns fit more "
+                    "than one data set gets its own file name (or --data-source).")
     p.add_argument("source", help="hub id, family name, or local file/folder")
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("-o", "--output", "--out", dest="out", required=True, metavar="FOLDER",
+                   help="output folder (--out is the older spelling); files an earlier run wrote there "
+                        "(listed in its manifest.json) are replaced")
     p.add_argument("--family", choices=[*FAMILIES, "table"],
                    help="dataset family (default: from the hub id, the path, or the columns)")
     p.add_argument("--config", help="dataset config (default: the family's, e.g. gsm8k's `main`)")

@@ -25,6 +25,10 @@ class Extracted:
     gold: str
     extra: dict[str, Any] = field(default_factory=dict)
     images: list[dict[str, Any]] | None = None
+    prompt: list[dict[str, str]] | None = None
+    """A prompt the row already has (sets published in verl's format); no template is applied."""
+    data_source: str | None = None
+    """The row's own data_source (verl-format sets), kept unless --data-source relabels the rows."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,15 @@ class Family:
     """Source splits written by default: the first to train.parquet, the rest (first found) to test."""
     description: str = ""
     image_columns: tuple[str, ...] = ()
+    shapes: tuple[frozenset[str], ...] = ()
+    """The complete column sets of the hub datasets (default: `columns`). A local file whose
+    columns are exactly one family's shape is that family's data set; a looser match only says how
+    to read its rows (see `datasources.identify`)."""
+    keeps_data_source: bool = False
+    """Rows carry their own data_source (sets published in verl's format)."""
+    names: tuple[str, ...] = ()
+    """File or folder names (lower case, `_` read as `-`) that are this data set's, e.g. `deepscaler`
+    for DeepScaleR's `deepscaler.json`; the hub id's own name always counts."""
 
     @property
     def data_source(self) -> str:
@@ -57,6 +70,16 @@ class Family:
         """The hub id a source names or mirrors, else the family's default data_source."""
         return self.hub_id_for(source) or self.data_source
 
+    def named_by(self, source: str) -> bool:
+        """Whether a local path's file or folder names say it is this data set (`deepscaler.json`)."""
+        known = {n.lower() for n in self.names} | {h.rsplit("/", 1)[-1].lower() for h in self.hub_ids}
+        parts = source.replace("\\", "/").rstrip("/").split("/")[-3:]
+        stems = {p.lower().replace("_", "-").split(".")[0] for p in parts}
+        return bool(known & stems)
+
+    def full_shapes(self) -> tuple[frozenset[str], ...]:
+        return self.shapes or (self.columns,)
+
 
 @dataclass
 class Converted:
@@ -67,8 +90,11 @@ class Converted:
 
 def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source: str, template: Template,
             split: str, source_indices: list[int], system: str | None = None,
-            ability: str = "math", progress: Callable[[int], None] | None = None) -> Converted:
-    """Turn raw rows into verl rows; `index` counts output rows, `source_index` points back."""
+            ability: str = "math", progress: Callable[[int], None] | None = None,
+            relabel: bool = True) -> Converted:
+    """Turn raw rows into verl rows; `index` counts output rows, `source_index` points back.
+
+    A row that carries its own data_source (verl-format sets) keeps it unless `relabel`."""
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     for raw, source_index in zip(_raw_rows(dataset), source_indices):
@@ -79,9 +105,11 @@ def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source
         except SkipRow as exc:
             skipped.append({"split": split, "source_index": source_index, "reason": str(exc)})
             continue
-        prompt = build_prompt(template, item.question, answer_format=family.answer_format, system=system)
+        prompt = item.prompt or build_prompt(template, item.question, answer_format=family.answer_format,
+                                             system=system)
         extra = {"split": split, "index": len(rows), "source_index": source_index, **item.extra}
-        rows.append(make_row(data_source=data_source, prompt=prompt, ground_truth=item.gold,
+        source = data_source if relabel or not item.data_source else item.data_source
+        rows.append(make_row(data_source=source, prompt=prompt, ground_truth=item.gold,
                              extra_info=extra, ability=ability, images=item.images))
     return Converted(rows, skipped)
 

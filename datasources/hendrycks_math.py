@@ -49,6 +49,8 @@ FAMILY = Family(
     name="math",
     hub_ids=("lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500"),
     columns=frozenset({"problem", "solution", "level"}),
+    shapes=(frozenset({"problem", "level", "type", "solution"}),
+            frozenset({"problem", "solution", "answer", "subject", "level", "unique_id"})),
     extract=extract,
     default_template="boxed",
     answer_format="boxed",

@@ -35,6 +35,8 @@ def load_splits(source: str, config: str | None = None) -> Any:
         builder = FILE_BUILDERS.get(_suffix(path))
         if builder is None:
             raise SourceError(f"{source}: unsupported file type; use one of {', '.join(FILE_BUILDERS)}")
+        if _is_empty(path):
+            raise SourceError(f"{source}: the file is empty")
         split = path.stem if path.stem in SPLIT_NAMES else "train"
         return _call(source, lambda: datasets.load_dataset(builder, data_files={split: str(path)}))
     if path.is_dir():
@@ -67,6 +69,8 @@ def select_rows(dataset: Any, *, limit: int | None = None, seed: int | None = No
 def _call(source: str, load, hub: bool = False):
     try:
         return load()
+    except StopIteration:  # what the json and csv builders raise on a file with no rows
+        raise SourceError(f"{source}: no rows") from None
     except (ConnectionError, OSError) as exc:
         if hub:
             raise SourceError(
@@ -83,6 +87,17 @@ def _call(source: str, load, hub: bool = False):
                 f"cannot load {source!r} from the Hugging Face Hub ({name}: {first_line(exc)}); pass a "
                 f"local file or folder of the same shape instead") from exc
         raise SourceError(f"{source}: {name}: {first_line(exc)}") from exc
+
+
+def _is_empty(path: Path, sniff: int = 1 << 16) -> bool:
+    """No bytes, or (for a small file) only whitespace."""
+    size = path.stat().st_size
+    if size == 0:
+        return True
+    if size > sniff:
+        return False
+    with open(path, "rb") as handle:
+        return not handle.read().strip()
 
 
 def _suffix(path: Path) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from schemas.verl_row import IMAGE_COLUMN, write_parquet
 
-from . import FAMILIES, Family, FamilyError, convert, find_family, table_family
+from . import FAMILIES, Family, FamilyError, convert, find_family, identify, table_family
 from .loading import SourceError, is_local, load_splits, select_rows
 from .templates import get_template, resolve_system
 
@@ -55,20 +55,25 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
 
     `progress(total, desc)` is called once per output split and returns an `update(n)` callable.
     """
+    out = _output_folder(opts.out)
     family = _explicit_family(opts)
     config = _config(opts, family)
     try:
         splits = load_splits(opts.source, config)
     except SourceError as exc:
         raise PrepareError(str(exc)) from exc
+    labelled_by_name = True
     if family is None:
         columns = next(iter(splits.values())).column_names if splits else []
         try:
-            family = find_family(opts.source, columns)
+            family, default_source, labelled_by_name = identify(opts.source, columns)
         except FamilyError as exc:
             raise PrepareError(f"{exc} (its columns: {', '.join(columns)})") from exc
-    data_source = opts.data_source or family.data_source_for(opts.source)
-    _check_data_source(data_source, opts.allow_unregistered)
+    else:
+        default_source = family.data_source_for(opts.source)
+    data_source = opts.data_source or default_source
+    if opts.data_source or not family.keeps_data_source:  # else checked per row once converted
+        _check_data_source(data_source, opts, labelled_by_name)
     template = get_template(opts.template or family.default_template)
     plan = _plan(opts, family, list(splits))
 
@@ -87,7 +92,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
         update = progress(len(indices), f"{out_split} ← {source_split}") if progress else None
         converted = convert(dataset, family, data_source=data_source, template=template, split=out_split,
                             source_indices=indices, system=opts.system, ability=opts.ability,
-                            progress=update)
+                            progress=update, relabel=bool(opts.data_source))
         results[out_split] = converted.rows
         all_skipped.extend({**s, "source_split": source_split} for s in converted.skipped)
         outputs[OUTPUT_FILES[out_split]] = {"rows": len(converted.rows), "source_split": source_split,
@@ -95,8 +100,11 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
     if not any(results.values()):
         reasons = sorted({s["reason"] for s in all_skipped})[:3]
         raise PrepareError(f"{opts.source}: no usable rows" + (f" (e.g. {'; '.join(reasons)})" if reasons else ""))
+    sources = sorted({row["data_source"] for rows in results.values() for row in rows})
+    for name in set(sources) - {data_source}:  # rows that kept their own data_source
+        _check_data_source(name, opts, True)
 
-    out = Path(opts.out)
+    _clear_previous_run(out)
     out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     for out_split, rows in results.items():
@@ -107,7 +115,8 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
         "source": opts.source,
         "family": family.name,
         "config": config,
-        "data_source": data_source,
+        "data_source": sources[0] if len(sources) == 1 else data_source,
+        "data_sources": sources,
         "template": template.name,
         "system": resolve_system(opts.system),
         "seed": opts.seed,
@@ -222,15 +231,51 @@ def _carver(test_size: float, seed: int | None):
     return carve
 
 
-def _check_data_source(data_source: str, allow_unregistered: bool) -> None:
+def _check_data_source(data_source: str, opts: PrepareOptions, by_name: bool) -> None:
+    """Every data_source written must have a scorer, unless --allow-unregistered."""
     from rewards import UnknownDataSourceError
     from rewards.registry import get_scorer
 
     try:
         get_scorer(data_source)
     except UnknownDataSourceError as exc:
-        if not allow_unregistered:
-            raise PrepareError(f"{exc}; pass --allow-unregistered to write it anyway") from exc
+        if opts.allow_unregistered:
+            return
+        if not by_name:
+            raise PrepareError(
+                f"{opts.source}: its columns fit more than one data set, so its rows would be labelled "
+                f"with the file's own name, {data_source!r}, which no scorer is registered for; pass "
+                f"--data-source NAME (the scorer the rows are for, see `rewards list`) or "
+                f"--allow-unregistered") from exc
+        raise PrepareError(f"{exc}; pass --allow-unregistered to write it anyway") from exc
+
+
+def _output_folder(out: str) -> Path:
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise PrepareError(f"--output {out} is a file; give a folder (train.parquet, test.parquet and "
+                           f"{MANIFEST} are written into it)")
+    return path
+
+
+def _clear_previous_run(out: Path) -> None:
+    """Remove the files an earlier `prepare` wrote into `out` (its manifest lists them), so that a
+    stale test.parquet never sits beside a new train set; refuse output files it did not write."""
+    manifest = out / MANIFEST
+    owned: set[str] = set()
+    if manifest.is_file():
+        try:
+            owned = set(json.loads(manifest.read_text(encoding="utf-8")).get("files", {}))
+        except (ValueError, AttributeError, OSError) as exc:
+            raise PrepareError(f"{manifest} is not a manifest written by `rewards prepare` ({exc}); "
+                               "remove it or choose another --output") from exc
+    strangers = [name for name in OUTPUT_FILES.values() if (out / name).exists() and name not in owned]
+    if strangers:
+        raise PrepareError(f"{out} already holds {', '.join(strangers)}, which no earlier `rewards prepare` "
+                           "manifest lists; remove it or choose another --output")
+    for name in owned & set(OUTPUT_FILES.values()):
+        (out / name).unlink(missing_ok=True)
+    manifest.unlink(missing_ok=True)
 
 
 def _undecoded_images(dataset: Any) -> Any:

@@ -23,6 +23,7 @@ FAMILY = Family(
     name="x_r1_750",
     hub_ids=("xiaodongguaAIGC/X-R1-750",),
     columns=frozenset({"problem", "solution"}),
+    shapes=(frozenset({"problem", "solution", "answer"}),),
     extract=extract,
     default_template="boxed",
     answer_format="boxed",

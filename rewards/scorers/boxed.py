@@ -2,7 +2,8 @@
 
 Registered for every math data_source that verl 0.9.1's `default_compute_score` dispatches
 (`lighteval/MATH` and mirrors, the DAPO names, `aime*`, the six `numina_*` sources) plus
-`xiaodongguaAIGC/X-R1-750` and `hiyouga/geometry3k`, so the package drops in where verl's built-ins
+`xiaodongguaAIGC/X-R1-750`, `hiyouga/geometry3k` and the hub ids of the sets `rewards prepare` reads
+(DeepScaleR, OpenR1-Math-220k, NuminaMath-CoT, DAPO-Math-17k), so the package drops in where verl's built-ins
 stood. The DAPO-style names also read an `Answer: ...` line, the format their prompt asks for.
 
 Judging runs in two steps: a fast path in this process (normalised strings, exact rationals; no
@@ -47,8 +48,11 @@ register_scorer(
     "lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500",
     "numina_aops_forum", "numina_synthetic_math", "numina_amc_aime", "numina_synthetic_amc",
     "numina_cn_k12", "numina_olympiads", "xiaodongguaAIGC/X-R1-750",
+    # the hub ids `rewards prepare` labels these sets' rows with (datasources/)
+    "agentica-org/DeepScaleR-Preview-Dataset", "open-r1/OpenR1-Math-220k", "AI-MO/NuminaMath-CoT",
     scorer=score_math)
-register_scorer("math_dapo", "math", "math_dapo_reasoning", "aime*", scorer=score_math_dapo)
+register_scorer("math_dapo", "math", "math_dapo_reasoning", "aime*", "BytedTsinghua-SIA/DAPO-Math-17k",
+                scorer=score_math_dapo)
 # EasyR1's geometry3k recipe: `<think>` then `\boxed{}`, format weight 0.1 (docs/scoring-policy.md).
 register_scorer("hiyouga/geometry3k", scorer=score_math,
                 defaults={"format_rule": "think_boxed", "format_weight": 0.1})
