@@ -17,6 +17,7 @@ from functools import lru_cache
 from importlib import import_module
 from typing import Any, Mapping
 
+from ..math.cost import too_costly
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.labels import align
@@ -181,6 +182,9 @@ def symbolic_verdict_bounded(pred: str, gold: str, timeout: float) -> Verdict:
 def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Result:
     from ..engine import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
 
+    costly = too_costly(pred) or too_costly(gold)  # decided from the text: same verdict alone or in a crowd
+    if costly:
+        return failed(Verdict.TIMEOUT, f"not evaluated, would outlast any deadline: {costly}", shown)
     try:
         verdict = symbolic_verdict_bounded(pred, gold, float(settings.timeout))
     except WorkerTimeout:
