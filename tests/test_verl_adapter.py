@@ -195,7 +195,7 @@ from rewards.verl import compute_score
 compute_score("openai/gsm8k", "#### 4", "4")
 time.sleep(10)  # worker start-up takes 1-2.5 s on 2 cores; the first call started it in the background
 start = time.monotonic()
-r = compute_score("lighteval/MATH", r"\boxed{10^{10^{10^{10}}}}", r"7\sqrt{5}", timeout=1.0)
+r = compute_score("lighteval/MATH", r"\boxed{\sum_{k=1}^{9000} k^{k}}", r"7\sqrt{5}", timeout=1.0)
 print(r["verdict"], round(time.monotonic() - start, 2))
 """
     out = run_python(code)

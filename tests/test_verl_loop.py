@@ -265,7 +265,8 @@ def test_every_registered_data_source_returns_the_five_keys_by_default():
 
 # --- deadlines under the reward loop ------------------------------------------------------------
 
-PATHOLOGICAL = Row("lighteval/MATH", r"The answer is \boxed{10^{10^{10^{10}}}-9999999!}.",
+# Not refused by the cost rule (rewards/math/cost.py), so it really holds a worker to its deadline.
+PATHOLOGICAL = Row("lighteval/MATH", r"The answer is \boxed{\sum_{k=1}^{9000} k^{k}}.",
                    r"\frac{\sqrt{2}}{2}+\pi")
 FAST_ROWS = [GSM8K_ROWS[0], MATH_ROWS[0], GSM8K_ROWS[2], MATH_ROWS[1], GSM8K_ROWS[1]]
 
