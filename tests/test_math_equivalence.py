@@ -87,10 +87,15 @@ def test_symbolic_verdict(pred, gold, verdict):
     assert symbolic.symbolic_verdict(normalize(pred), normalize(gold)) == verdict
 
 
+def symbolic_equal(pred, gold):
+    """True/False for two normalised answers; None when either side cannot be parsed."""
+    return {symbolic.CORRECT: True, symbolic.WRONG: False}.get(symbolic.symbolic_verdict(pred, gold))
+
+
 def test_symbolic_equal_is_three_way():
-    assert symbolic.symbolic_equal(r"\sqrt{8}", r"2\sqrt{2}") is True
-    assert symbolic.symbolic_equal(r"\sqrt{8}", r"3\sqrt{2}") is False
-    assert symbolic.symbolic_equal("1", r"\sqrt{}") is None
+    assert symbolic_equal(r"\sqrt{8}", r"2\sqrt{2}") is True
+    assert symbolic_equal(r"\sqrt{8}", r"3\sqrt{2}") is False
+    assert symbolic_equal("1", r"\sqrt{}") is None
 
 
 def test_gold_parse_is_cached():

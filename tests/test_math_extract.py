@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from rewards.math.extract import boxed_answer, last_boxed, stated_answer
+from rewards.math.extract import boxed_answer, last_boxed, last_statement
 
 
 @pytest.mark.parametrize("text, content", [
@@ -58,7 +58,8 @@ def test_adjacent_boxes(text, answer):
     ("nothing stated", False, None),
 ])
 def test_stated_answer(text, answer_line, expected):
-    assert stated_answer(text, answer_line) == expected
+    found = last_statement(text, answer_line)
+    assert (None if found is None else found[0]) == expected
 
 
 def test_linear_time_on_many_braces():

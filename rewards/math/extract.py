@@ -189,15 +189,10 @@ def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
     return ", ".join(reversed(parts)), True
 
 
-def stated_answer(text: str, answer_line: bool = False) -> str | None:
-    """A final answer stated in words: the last "the final answer is X" (or, for DAPO-style
-    sources, an `Answer: X` line), trimmed to its math span or its sentence."""
-    found = last_statement(text, answer_line)
-    return None if found is None else found[0]
-
-
 def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | None:
-    """`stated_answer` with the index where the statement starts (to tell which answer came last)."""
+    """A final answer stated in words: the last "the final answer is X" (or, for DAPO-style
+    sources, an `Answer: X` line), trimmed to its math span or its sentence, with the index where
+    the statement starts (to tell which answer came last)."""
     pattern = _ANSWER_LINE if answer_line else _FINAL
     found = None
     for found in pattern.finditer(text):

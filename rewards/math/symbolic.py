@@ -111,12 +111,6 @@ def approximation_digits(gold: str) -> tuple[int, int] | None:
     return (significant, len(m.group(2))) if significant >= APPROXIMATION_DIGITS else None
 
 
-def symbolic_equal(pred: str, gold: str) -> bool | None:
-    """True/False for two normalised answers; None when either side cannot be parsed."""
-    verdict = symbolic_verdict(pred, gold)
-    return {CORRECT: True, WRONG: False}.get(verdict)
-
-
 @lru_cache(maxsize=4096)
 def to_sympy(latex: str) -> Any:
     """One expression (or equation, inequality, set) from LaTeX, or `_FAILED`. Decimals are read
