@@ -48,6 +48,27 @@ def number_value(token: str) -> Fraction | None:
         return None
 
 
+APPROXIMATION_DIGITS = 12
+"""A gold decimal with this many significant digits or more is an approximation (a computed float)."""
+_LONG_DECIMAL = re.compile(r"-?(\d+)\.(\d+)")
+_HAS_LONG_DECIMAL = re.compile(r"\d*\.\d+")
+
+
+def approximation_digits(gold: str) -> tuple[int, int] | None:
+    """(significant digits, decimal places) of a gold written as a long decimal
+    (`4.123105625617661`), else None."""
+    m = _LONG_DECIMAL.fullmatch(gold)
+    if not m:
+        return None
+    significant = len((m.group(1) + m.group(2)).lstrip("0"))
+    return (significant, len(m.group(2))) if significant >= APPROXIMATION_DIGITS else None
+
+
+def holds_approximation(gold: str) -> bool:
+    """Does any number in `gold` (a list, a tuple, an interval) read as an approximation?"""
+    return any(approximation_digits(m.group(0)) for m in _HAS_LONG_DECIMAL.finditer(gold))
+
+
 def last_number(text: str) -> str | None:
     """The last number token in free text, or None."""
     last = None

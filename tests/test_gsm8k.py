@@ -111,3 +111,21 @@ def test_correct_answer_survives_harmless_rewrites(n, comma, dollar, period, bef
 @given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=1, max_value=10**6))
 def test_different_number_is_wrong(n, delta):
     assert verdict(f"#### {n + delta}", str(n))["verdict"] == "wrong"
+
+
+def test_e_notation_golds_and_answers():
+    """GSM8K-hard writes computed golds in e-notation; `#### 3.3e-06` is 3.3e-06, never 3.3."""
+    assert verdict("#### 3.3e-06", "3.3e-06")["verdict"] == "correct"
+    assert verdict("#### 0.0000033", "... #### 3.3e-06")["verdict"] == "correct"
+    assert verdict("#### 3.3E-6", "0.0000033")["verdict"] == "correct"
+    assert verdict("#### 3.3", "3.3e-06")["verdict"] == "wrong"
+    assert verdict("#### 3.3e-06", "3.3")["verdict"] == "wrong"
+    assert verdict("#### 3.3e-05", "3.3e-06")["verdict"] == "wrong"
+    assert verdict("#### 1e10", "10000000000")["verdict"] == "correct"
+    assert verdict("It is 2.5e3 apples", "2500", gsm8k_mode="flexible")["verdict"] == "correct"
+
+
+def test_list_comma_is_not_a_thousands_separator():
+    """`1,234` is one number; `1, 234` is two, and neither of them is 1234."""
+    assert verdict("#### 1,234", "1234")["verdict"] == "correct"
+    assert verdict("#### 1, 234", "1234")["verdict"] == "wrong"

@@ -64,9 +64,8 @@ def align(pred: str, gold: str) -> tuple[str, str] | None:
     gold_items = [split_label(item) for group in gold_groups for item in group]
     if len(gold_items) == 1:
         return _align_one(pred, gold, gold_items[0])
-    pred = _dedupe(pred, gold)
     if not all(label for label, _ in gold_items):
-        return pred, gold
+        return _dedupe(pred, gold), gold
     return _align_many(pred, gold_groups)
 
 

@@ -22,7 +22,7 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 from latex2sympy2_extended.math_normalization import NormalizationConfig
 from sympy.core.relational import Relational
 
-from ..number_text import parse_number
+from ..number_text import approximation_digits, parse_number
 from ..result import Verdict
 from .equivalence import compare, fast_value_eq
 from .structure import parse
@@ -30,8 +30,6 @@ from .structure import parse
 CORRECT, WRONG = Verdict.CORRECT, Verdict.WRONG
 UNPARSABLE_PRED, UNPARSABLE_GOLD = Verdict.UNPARSABLE_PRED, Verdict.UNPARSABLE_GOLD
 
-APPROXIMATION_DIGITS = 12
-_LONG_DECIMAL = re.compile(r"-?(\d+)\.(\d+)")
 _DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d+)(?![\d.])")
 _FAILED = object()
 _ZERO_BELOW = 1e-20     # |a - b| above this (at 30 digits) proves two constants differ
@@ -65,7 +63,7 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
 
     def value_eq(p: str, g: str) -> bool:
         fast = fast_value_eq(p, g)
-        if fast is not None:
+        if fast is True or (fast is False and approximation_digits(g) is None):
             return fast
         gold_expr = to_sympy(g)
         if gold_expr is _FAILED:
@@ -75,7 +73,7 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
             tracker.pred_failed = True
             return False
         try:
-            return sympy_equal(pred_expr, gold_expr) or rounds_to_gold(pred_expr, g)
+            return (fast is None and sympy_equal(pred_expr, gold_expr)) or rounds_to_gold(pred_expr, p, g)
         except Exception:  # sympy refuses the pair (a matrix plus a power): different answers
             return False
 
@@ -88,27 +86,22 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
     return UNPARSABLE_PRED if tracker.pred_failed else WRONG
 
 
-def rounds_to_gold(pred: Any, gold: str) -> bool:
+def rounds_to_gold(pred: Any, pred_text: str, gold: str) -> bool:
     """A gold that is a decimal approximation (`4.123105625617661` for `\\sqrt{17}`, twelve or more
-    significant digits) is answered by an exact value that rounds to it at the gold's own precision.
+    significant digits) is answered by an exact value within one unit of the gold's last digit and a
+    double's rounding (a float's shortest repr, `10.770329614269007` for `\\sqrt{116}`, is off by
+    more than half a unit).
     Decimal answers never use this rule (they compare exactly), and exact golds never do."""
     digits = approximation_digits(gold)
-    if digits is None or not isinstance(pred, sympy.Expr) or pred.free_symbols or pred.is_Rational:
+    if digits is None or "." in pred_text or not isinstance(pred, sympy.Expr) or pred.free_symbols:
         return False
     value = parse_number(gold)
     gap = (pred - sympy.Rational(value.numerator, value.denominator)).evalf(digits[0] + 20)
     if not gap.is_real:
         return False
-    return bool(abs(gap) < sympy.Rational(1, 2 * 10 ** digits[1]))
-
-
-def approximation_digits(gold: str) -> tuple[int, int] | None:
-    """(significant digits, decimal places) of a gold written as a long decimal, else None."""
-    m = _LONG_DECIMAL.fullmatch(gold)
-    if not m or parse_number(gold) is None:
-        return None
-    significant = len((m.group(1) + m.group(2)).lstrip("0"))
-    return (significant, len(m.group(2))) if significant >= APPROXIMATION_DIGITS else None
+    # One unit of the last digit, plus a double's rounding of the gold (2^-52 of it, for float golds).
+    tolerance = sympy.Rational(1, 10 ** digits[1]) + abs(sympy.Rational(value.numerator, value.denominator)) / 2 ** 52
+    return bool(abs(gap) <= tolerance)
 
 
 @lru_cache(maxsize=4096)

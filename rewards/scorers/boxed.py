@@ -22,7 +22,7 @@ from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.labels import align
 from ..math.normalize import normalize, repair_gold_escapes
-from ..number_text import format_number
+from ..number_text import format_number, holds_approximation, parse_number
 from ..region import answer_region
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
@@ -82,6 +82,8 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
         return wrong(shown)  # both name their values, with different labels
     pred, gold = aligned
     decided = fast_equal(pred, gold)
+    if decided is False and holds_approximation(gold) and parse_number(pred) is None:
+        decided = None  # an exact answer may round to an approximate gold: the sympy check decides
     if decided is not None:
         return correct(shown) if decided else wrong(shown)
     return _judge_symbolic(pred, gold, shown, settings)
