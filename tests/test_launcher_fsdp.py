@@ -1,0 +1,221 @@
+"""verl's FSDP engine in `rewards train`, against the real verl 0.9.1 config (CPU): the FSDP presets, the
+strategy switch, the data-size check, absolute paths in the command, and the memory model held to
+the figures measured on an H100 (tests/bench/gpu_memory_h100.json)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cli.launch import verl_config
+from cli.launch.memory import GIB, fsdp_activation_bytes, fsdp_step_peak_bytes
+from cli.launch.model import shape_from_config
+from cli.main import main
+from tests.test_launcher_plan import checks, gsm8k_files, model_dirs, plan_for, verl_rows  # noqa: F401 (fixtures)
+
+pytest.importorskip("verl")
+pytestmark = pytest.mark.verl
+
+BENCH = Path(__file__).resolve().parent / "bench"
+MEASURED = json.loads((BENCH / "gpu_memory_h100.json").read_text())
+TOLERANCE = 0.15
+FSDP_PRESET = "qwen2.5-0.5b-ppo-gsm8k"
+
+
+# --- presets and the strategy ------------------------------------------------------------------------
+
+def test_list_shows_the_fsdp_presets(capsys):
+    assert main(["train", "--list"]) == 0
+    lines = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    assert lines["qwen2.5-0.5b-ppo-gsm8k"] == "fsdp"
+    assert lines["qwen2.5-vl-3b-geo3k-grpo"] == "fsdp2"
+    assert lines["qwen3-0.6b-grpo"] == "megatron"
+
+
+def test_qwen2_5_0_5b_on_one_gpu_composes_and_passes_verls_config_classes(model_dirs, gsm8k_files):
+    plan = plan_for(FSDP_PRESET, model_dirs=model_dirs, data=gsm8k_files)
+    assert plan.ok, [str(f) for f in plan.findings]
+    cfg = plan.cfg
+    assert cfg.model_engine == "dp" and cfg.actor_rollout_ref.actor.strategy == "fsdp"
+    assert cfg.critic.strategy == "fsdp" and cfg.trainer.n_gpus_per_node == 1 and plan.parallel.world == 1
+    # verl's own dataclasses, built the way its workers build them (HFModelConfig from the local model)
+    assert verl_config.verl_checks(cfg, build_model=True) == []
+    from verl.utils.config import omega_conf_to_dataclass
+    from verl.workers.config import FSDPActorConfig, FSDPCriticConfig
+    assert isinstance(omega_conf_to_dataclass(cfg.actor_rollout_ref.actor), FSDPActorConfig)
+    with_critic = cfg.copy()
+    with_critic.critic.model = None           # the critic's HFModelConfig needs the model: checked above
+    assert isinstance(omega_conf_to_dataclass(with_critic.critic), FSDPCriticConfig)
+    assert plan.memory.fits and plan.memory.peak.total < 40
+
+
+def test_the_cli_dry_run_prints_the_fsdp_command(capsys):
+    assert main(["train", FSDP_PRESET, "--skip-data-check", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "actor      FSDP sharded over 1 GPU(s), Ulysses SP 1 -> DP 1" in out
+    assert "FSDP terms calibrated on an H100" in out
+    assert "    model_engine=dp \\" in out and "    actor_rollout_ref.actor.strategy=fsdp \\" in out
+
+
+@pytest.mark.parametrize("preset, strategy, left_out", [
+    ("qwen3-0.6b-grpo", "fsdp2", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size"),
+    ("qwen2.5-vl-3b-geo3k-grpo", "megatron", "actor_rollout_ref.ref.fsdp_config.param_offload"),
+])
+def test_strategy_flag_switches_the_engine_and_leaves_out_the_other_engines_keys(preset, strategy, left_out):
+    plan = plan_for(preset, strategy=strategy)
+    assert plan.cfg is not None
+    assert [str(f) for f in plan.errors if f.check != "memory"] == []   # TP 1 on Megatron may not fit 80 GiB
+    assert plan.cfg.actor_rollout_ref.actor.strategy == strategy
+    assert left_out in plan.dropped and any(left_out in m for m in checks(plan)["strategy"])
+
+
+def test_ulysses_size_must_divide_the_heads():
+    plan = plan_for(FSDP_PRESET, "actor_rollout_ref.actor.ulysses_sequence_parallel_size=4",
+                    "actor_rollout_ref.actor.ppo_mini_batch_size=64", gpus_per_node=4, check_verl=False)
+    [message] = checks(plan)["sp-heads"]
+    assert "does not divide the model's 14 attention heads" in message and "one of 1, 2" in message
+
+
+def test_fsdp_memory_overflow_suggests_a_change():
+    plan = plan_for(FSDP_PRESET, "actor_rollout_ref.model.enable_gradient_checkpointing=false",
+                    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8", gpu_memory_gb=40, check_verl=False)
+    assert not plan.memory.fits
+    [message] = checks(plan)["memory"]
+    assert "turn on gradient checkpointing" in message
+
+
+# --- data checks before launch -----------------------------------------------------------------------
+
+def test_six_training_rows_with_a_batch_of_64_are_refused_naming_both_numbers(tmp_path, capsys):
+    verl_rows(6).to_parquet(tmp_path / "train.parquet")
+    verl_rows(4).to_parquet(tmp_path / "test.parquet")
+    code = main(["train", FSDP_PRESET, "--train-files", str(tmp_path / "train.parquet"),
+                 "--val-files", str(tmp_path / "test.parquet"), "data.train_batch_size=64",
+                 "actor_rollout_ref.actor.ppo_mini_batch_size=64", "--emit", str(tmp_path / "run.sh")])
+    captured = capsys.readouterr()
+    assert code == 2 and "not launched" in captured.err
+    assert not (tmp_path / "run.sh").exists()
+    [line] = [line for line in captured.out.splitlines() if "training rows" in line]
+    assert "6 training rows" in line and "data.train_batch_size=64" in line and "Train dataloader is empty" in line
+
+
+def test_an_empty_validation_set_is_refused(tmp_path):
+    verl_rows(300).to_parquet(tmp_path / "train.parquet")
+    verl_rows(1).iloc[:0].to_parquet(tmp_path / "test.parquet")
+    plan = plan_for(FSDP_PRESET, check_verl=False, data=(tmp_path / "train.parquet", tmp_path / "test.parquet"))
+    assert any("no validation rows" in m for m in checks(plan)["data-size"])
+
+
+def test_train_files_a_folder_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "train.parquet").write_bytes(b"")
+    assert main(["train", FSDP_PRESET, "--train-files", str(tmp_path), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "is a folder: give one parquet file (it holds train.parquet)" in err
+
+
+def test_a_missing_local_model_folder_is_named_not_sent_to_the_hub(tmp_path):
+    plan = plan_for(FSDP_PRESET, model=str(tmp_path / "no-such-model"))
+    [message] = checks(plan)["model-config"]
+    assert f"model folder {tmp_path / 'no-such-model'} does not exist on this machine" in message
+    assert "huggingface-cli" not in message
+
+
+def test_emit_writes_absolute_paths_and_lists_what_must_exist_on_the_cluster(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    verl_rows(300).to_parquet(tmp_path / "data" / "train.parquet")
+    script = tmp_path / "run.sh"
+    assert main(["train", FSDP_PRESET, "--skip-data-check", "--train-files", "data/train.parquet",
+                 "--val-files", "/cluster/only/test.parquet", "--emit", str(script)]) == 0
+    text = script.read_text()
+    assert f"data.train_files={tmp_path / 'data' / 'train.parquet'}" in text
+    assert "must exist on the cluster: data.val_files=/cluster/only/test.parquet" in text
+    assert "must exist on the cluster (not on this machine): data.val_files=/cluster/only/test.parquet" in \
+        capsys.readouterr().out
+
+
+def _png() -> bytes:
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_geometry3k_plan_does_not_warn_about_the_overlong_filter_it_turns_off(tmp_path):
+    rows = pd.DataFrame([{
+        "data_source": "hiyouga/geometry3k",
+        "prompt": [{"role": "user", "content": f"<image>Find x in figure {i}."}],
+        "images": [{"bytes": _png()}],
+        "ability": "math",
+        "reward_model": {"style": "rule", "ground_truth": str(30 + i)},
+        "extra_info": {"split": "train", "index": i},
+    } for i in range(40)])
+    rows.to_parquet(tmp_path / "train.parquet")
+    rows.iloc[:4].assign(prompt=[[{"role": "user", "content": f"<image>Held-out {i}."}] for i in range(4)]) \
+        .to_parquet(tmp_path / "test.parquet")
+    data = (tmp_path / "train.parquet", tmp_path / "test.parquet")
+    plan = plan_for("qwen2.5-vl-3b-geo3k-grpo", check_verl=False, data=data)
+    assert plan.cfg.data.filter_overlong_prompts is False
+    assert not any("filter_overlong_prompts) would" in f.message for f in plan.findings), plan.findings
+    import importlib.util
+    if importlib.util.find_spec("qwen_vl_utils") is None:     # with the filter on, the warning stands
+        plan = plan_for("qwen2.5-vl-3b-geo3k-grpo", "data.filter_overlong_prompts=true", check_verl=False, data=data)
+        assert any("filter_overlong_prompts) would" in f.message for f in plan.findings), plan.findings
+
+
+# --- the memory model against the H100 measurements ----------------------------------------------------
+
+def _measured_rows():
+    return [r for r in MEASURED["rows"] if r["mode"].startswith("fsdp2") and "error" not in r]
+
+
+def _text_shape(model: str):
+    raw = json.loads((BENCH / "configs" / f"{model}.json").read_text())
+    raw.pop("vision_config", None)      # the bench runs the language model (see gpu_memory.py)
+    return shape_from_config(raw)
+
+
+def estimate_row(row) -> float:
+    """Our estimate of a measured setting's peak, GiB: the same functions the plan's FSDP phases use."""
+    shape = _text_shape(row["model"])
+    critic = row["mode"] == "fsdp2-critic"
+    params = shape.params - shape.head_params + shape.hidden if critic else shape.params
+    act = fsdp_activation_bytes(shape, row["tokens"], row["gradient_checkpointing"], logits=not critic)
+    return max(fsdp_step_peak_bytes(params, 1, act)) / GIB
+
+
+def test_the_measurements_cover_every_fsdp_preset_model():
+    assert len(_measured_rows()) >= 12
+    assert MEASURED["meta"]["device"].startswith("NVIDIA H100")
+    assert {r["model"] for r in _measured_rows()} == {"qwen2.5-0.5b-instruct", "qwen3-0.6b-base",
+                                                      "qwen2.5-vl-3b-instruct"}
+
+
+@pytest.mark.parametrize("row", _measured_rows(),
+                         ids=lambda r: f"{r['model']}-{r['mode']}-{r['micro_batch']}x{r['seq_len']}-gc{int(r['gradient_checkpointing'])}")
+def test_estimate_within_15_percent_of_the_h100_measurement(row):
+    measured = row["peak_mib"] / 1024
+    estimate = estimate_row(row)
+    assert abs(estimate - measured) <= TOLERANCE * measured, (estimate, measured)
+
+
+@pytest.mark.parametrize("row", _measured_rows()[:1] + _measured_rows()[-1:], ids=lambda r: r["model"])
+def test_parameter_counts_match_the_built_models(row):
+    shape = _text_shape(row["model"])
+    critic = row["mode"] == "fsdp2-critic"
+    assert (shape.params - shape.head_params + shape.hidden if critic else shape.params) == row["n_params"]
+
+
+def test_the_plan_uses_the_measured_terms():
+    """The plan's update phase for a setting that was measured is the measured model plus the fixed overhead."""
+    plan = plan_for(FSDP_PRESET, check_verl=False)
+    update = next(p for p in plan.memory.phases if p.name == "update")
+    actor = sum(v for k, v in update.parts.items() if k.startswith("actor"))
+    row = next(r for r in _measured_rows() if r["model"] == "qwen2.5-0.5b-instruct" and r["mode"] == "fsdp2"
+               and r["tokens"] == 4096 and r["gradient_checkpointing"])
+    assert actor == pytest.approx(estimate_row(row), rel=1e-6)
+    assert abs(actor - row["peak_mib"] / 1024) <= TOLERANCE * row["peak_mib"] / 1024
