@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    args = build_parser().parse_args(argv)
+    args = parse(build_parser(), argv)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -34,6 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as exc:
         print(f"rewards {args.command}: {exc}", file=sys.stderr)
         return 2
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """Parse, reporting an unknown flag with the usage of the subcommand it was given to (argparse
+    alone answers with the top-level usage, which lists no flag at all)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        subparsers.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _version() -> str:

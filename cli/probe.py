@@ -8,9 +8,12 @@ exits 1 when any attack's mean reward exceeds `--max-reward`, so it can gate CI.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
+from contextlib import contextmanager
 from importlib import import_module
-from typing import Any
+from typing import Any, Iterator
 
 from .errors import CommandError
 
@@ -24,7 +27,7 @@ def register(sub) -> None:
 
     p = sub.add_parser(
         "probe", help="score known reward-hacking responses and fail if any earns reward",
-        description="For each gold answer (from --file, or a built-in sample per data_source), build "
+        description="For each gold answer (from FILE, or a built-in sample per data_source), build "
                     "responses that deserve no reward (empty, every choice listed, several boxes, the "
                     "answer only inside <think>, the prompt echoed, a bare number, duplicated tags, a "
                     "retracted correct answer, sympy bombs, a tool observation holding the answer), score "
@@ -32,12 +35,14 @@ def register(sub) -> None:
                     "reward exceeds --max-reward. Attacks: " + ", ".join(ATTACK_NAMES) + ".")
     p.add_argument("--data-source", action="append", metavar="NAME",
                    help="data_source to probe (repeatable); default: every registered scorer, or every "
-                        "data_source in --file")
-    p.add_argument("--file", help="verl parquet (or JSONL of verl rows) whose golds and prompts to attack")
+                        "data_source in FILE")
+    p.add_argument("file", nargs="?", metavar="FILE",
+                   help="verl parquet (or JSONL of verl rows) whose golds and prompts to attack")
+    p.add_argument("--file", dest="file_flag", metavar="FILE", help=argparse.SUPPRESS)  # the older spelling
     p.add_argument("--sample", choices=("gsm8k", "math"),
-                   help="built-in gold set to use without --file (default: gsm8k for GSM8K names, else math)")
+                   help="built-in gold set to use without FILE (default: gsm8k for GSM8K names, else math)")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
-                   help=f"golds per data_source taken from --file (default {DEFAULT_LIMIT}; 0: all)")
+                   help=f"golds per data_source taken from FILE (default {DEFAULT_LIMIT}; 0: all)")
     p.add_argument("--bomb-golds", type=int, default=BOMB_GOLDS,
                    help=f"golds per data_source the sympy bombs run against (default {BOMB_GOLDS}; each "
                         "bomb may take up to the scoring deadline)")
@@ -48,6 +53,7 @@ def register(sub) -> None:
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                    help="import a module that registers scorers first (repeatable)")
     p.add_argument("--json", action="store_true", help="print the scoreboards as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
     p.set_defaults(func=run)
 
@@ -60,6 +66,10 @@ def run(args) -> int:
 
     from .settings_flags import settings_from
 
+    if args.file_flag:
+        if args.file and args.file != args.file_flag:
+            raise CommandError(f"two files given ({args.file} and --file {args.file_flag}); give one")
+        args.file = args.file_flag
     import_plugins(args.imports)
     try:
         attacks = select_attacks(_names(args.attacks), _names(args.skip) or ())
@@ -78,8 +88,9 @@ def run(args) -> int:
         raise CommandError(str(exc)) from None
     targets, notes = load_targets(args)
     try:
-        boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs,
-                       bomb_golds=args.bomb_golds)
+        with _progress(args.quiet) as score_fn:
+            boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs,
+                           bomb_golds=args.bomb_golds, score_fn=score_fn)
     except UnknownDataSourceError as exc:
         raise CommandError(str(exc)) from None
     for board in boards:
@@ -120,21 +131,23 @@ def load_targets(args) -> tuple[list[Any], list[str]]:
 
 
 def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple[list[Any], list[str]]:
-    """Targets from a verl parquet or JSONL file: at most `limit` per data_source (0: all).
-
-    A row that lacks a gold is left out with a note naming it; the others are still probed.
+    """Targets from a verl parquet or JSONL file (read by schemas/reader.py): at most `limit` per
+    data_source (0: all). A row that cannot be read or lacks a gold is left out with a note naming
+    it; the others are still probed.
     """
     from rewards.probe.attacks import target_from_row
-    from schemas.verl_row import RowFileError, read_rows
+    from schemas.reader import UnreadableFile, read_rows
 
     targets, skipped = [], []
     per_source: dict[str, int] = {}
-    rows = read_rows(path, columns=("data_source", "prompt", "reward_model", "extra_info"),
-                     required=("data_source", "reward_model"))
+    default = data_sources[0] if data_sources and len(data_sources) == 1 else None
     try:
-        for where, row in rows:
+        for item in read_rows(path):
+            if item.error is not None or not isinstance(item.value, dict):
+                skipped.append(item.error or f"{item.where}: expected a JSON object")
+                continue
             try:
-                target = target_from_row(row, where, data_sources[0] if data_sources and len(data_sources) == 1 else None)
+                target = target_from_row(item.value, item.where, default)
             except ValueError as exc:
                 skipped.append(str(exc))
                 continue
@@ -144,7 +157,7 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
                 continue
             per_source[target.data_source] = per_source.get(target.data_source, 0) + 1
             targets.append(target)
-    except RowFileError as exc:
+    except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
     notes = []
     if skipped:
@@ -160,3 +173,25 @@ def _concrete(name: str) -> str:
 
 def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Any]:
+    """verl's compute_score, counting responses on a stderr bar when stderr is a terminal (a probe
+    scores thousands of responses; the sympy bombs alone can take tens of seconds)."""
+    from rewards.probe.scoreboard import default_score_fn
+
+    score_fn = default_score_fn()
+    if quiet or not sys.stderr.isatty():
+        yield score_fn
+        return
+    from tqdm import tqdm
+
+    with tqdm(unit=" responses", delay=1.0, file=sys.stderr, desc="probing", leave=False) as bar:
+        def counted(**kwargs: Any) -> Any:
+            try:
+                return score_fn(**kwargs)
+            finally:
+                bar.update(1)
+
+        yield counted

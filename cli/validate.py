@@ -28,6 +28,7 @@ def register(sub) -> None:
                    help="more files whose prompts must not reappear (e.g. the validation set)")
     p.add_argument("--no-gold-check", action="store_true", help="skip scoring each gold against itself")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
@@ -64,7 +65,8 @@ def run(args) -> int:
         others = [f for f in files if f != path] + list(args.against)
         reports.append(validate_file(path, tokenizer=tokenizer, max_prompt_length=args.max_prompt_length,
                                      against=others, check_gold=not args.no_gold_check,
-                                     overlong=args.overlong))
+                                     overlong=args.overlong,
+                                     progress=None if args.quiet or not sys.stderr.isatty() else _bar(path)))
     if args.json:
         print(json.dumps({"ok": all(r.ok for r in reports), "reports": [r.to_dict() for r in reports]},
                          indent=2, ensure_ascii=False))
@@ -72,6 +74,24 @@ def run(args) -> int:
         for report in reports:
             print_report(report, sys.stdout)
     return 0 if all(r.ok for r in reports) else EXIT_ERRORS
+
+
+def _bar(path: str):
+    """A `progress(total, desc)` drawing a tqdm bar on stderr that shows after a second."""
+    def progress(total: int, desc: str):
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc=f"{Path(path).name}: {desc}", unit=" rows", delay=1.0,
+                   file=sys.stderr, leave=False)
+
+        def update(n: int) -> None:
+            bar.update(n)
+            if bar.n >= total:
+                bar.close()
+
+        return update
+
+    return progress
 
 
 def print_report(report, out) -> None:

@@ -10,14 +10,16 @@ vision processor adds are not, so multimodal lengths are lower bounds. The token
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 BATCH = 4096
 
 
 def prompt_lengths(tokenizer: Any, prompts: Sequence[list[dict[str, str]]],
-                   chat_template_kwargs: dict[str, Any] | None = None) -> list[int]:
-    """Token count of each prompt under the tokenizer's chat template, with the generation prompt."""
+                   chat_template_kwargs: dict[str, Any] | None = None,
+                   update: Callable[[int], Any] | None = None) -> list[int]:
+    """Token count of each prompt under the tokenizer's chat template, with the generation prompt.
+    `update(n)` is told of every batch done (a progress bar)."""
     kwargs = dict(chat_template_kwargs or {})
     lengths: list[int] = []
     for start in range(0, len(prompts), BATCH):
@@ -25,6 +27,8 @@ def prompt_lengths(tokenizer: Any, prompts: Sequence[list[dict[str, str]]],
         texts = tokenizer.apply_chat_template(chunk, add_generation_prompt=True, tokenize=False, **kwargs)
         ids = tokenizer(texts, add_special_tokens=False, return_attention_mask=False)["input_ids"]
         lengths.extend(len(x) for x in ids)
+        if update is not None:
+            update(len(chunk))
     return lengths
 
 

@@ -17,13 +17,15 @@ import io
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .errors import first_line
 from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
                        ROLES, read_table)
 
 MAX_LISTED = 20
+GOLD_BATCH = 2048  # golds scored per call, so a progress bar moves on large files
+Progress = Callable[[int, str], Callable[[int], Any]]
 
 # How a gold answer is written as a response its own scorer must accept, keyed by the scorer's
 # canonical registry name. Every other scorer (the whole MATH family, geometry3k, plugins that
@@ -104,12 +106,14 @@ class _Findings:
 
 def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length: int | None = None,
                   against: Sequence[str | Path] = (), check_gold: bool = True, overlong: str = "error",
-                  chat_template_kwargs: dict[str, Any] | None = None) -> ValidationReport:
+                  chat_template_kwargs: dict[str, Any] | None = None,
+                  progress: Progress | None = None) -> ValidationReport:
     """Validate one verl parquet (or json/jsonl) file.
 
     `tokenizer` is a tokenizer object or a local path; with `max_prompt_length`, longer prompts are
     errors (`overlong="warn"` makes them warnings, for runs that rely on verl's filtering).
     `against` lists other files (e.g. the validation set) whose prompts must not reappear here.
+    `progress(total, desc)` returns an `update(n)` for the two long steps (gold self-check, lengths).
     """
     if overlong not in ("error", "warn"):
         raise ValueError("overlong must be 'error' or 'warn'")
@@ -154,7 +158,7 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     registered = _check_sources(found, sources) if "data_source" in columns else {}
     report.stats["data_sources"] = dict(Counter(s for s in sources if isinstance(s, str)).most_common())
     if check_gold and registered:
-        report.stats["gold"] = _check_golds(found, sources, golds, registered)
+        report.stats["gold"] = _check_golds(found, sources, golds, registered, progress)
 
     if images is not None and any(images) and _missing_module("qwen_vl_utils"):
         found.warn("images", None, IMAGE_COLUMN,
@@ -170,7 +174,7 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     if tokenizer is not None and "prompt" in columns:
         report.stats["prompt_tokens"] = _check_lengths(found, tokenizer, prompts, usable_prompt, keys,
                                                        max_prompt_length, overlong, images is not None,
-                                                       chat_template_kwargs)
+                                                       chat_template_kwargs, progress)
     elif max_prompt_length is not None:
         found.warn("length", None, "prompt", "max_prompt_length given without a tokenizer: lengths not checked")
     found.close()
@@ -288,7 +292,7 @@ def _check_sources(found: _Findings, sources: list[Any]) -> dict[str, Any]:
 
 
 def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
-                 entries: dict[str, Any]) -> dict[str, int]:
+                 entries: dict[str, Any], progress: Progress | None = None) -> dict[str, int]:
     """Each distinct (data_source, gold) is scored once, as a response, against itself."""
     from rewards import Sample, score_batch
 
@@ -298,8 +302,14 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
             pairs.setdefault((source, gold), []).append(i)
     keys = list(pairs)
     samples = [Sample(s, gold_response(entries[s].name, g), g) for s, g in keys]
+    update = progress(len(samples), "gold self-check") if progress else None
+    results = []
+    for start in range(0, len(samples), GOLD_BATCH):
+        results.extend(score_batch(samples[start:start + GOLD_BATCH]))
+        if update is not None:
+            update(min(GOLD_BATCH, len(samples) - start))
     tallies: Counter = Counter()
-    for (source, gold), result in zip(keys, score_batch(samples)):
+    for (source, gold), result in zip(keys, results):
         verdict = result.verdict.value
         rows = pairs[(source, gold)]
         tallies[verdict] += len(rows)
@@ -381,7 +391,7 @@ def _check_overlap(found: _Findings, keys: list, table, against: Iterable[str | 
 
 def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list[bool], keys: list,
                    max_len: int | None, overlong: str, multimodal: bool,
-                   chat_template_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+                   chat_template_kwargs: dict[str, Any] | None, progress: Progress | None = None) -> dict[str, Any]:
     from rewards.tokenizer import load_tokenizer
 
     from .prompt_length import percentile, prompt_lengths
@@ -393,7 +403,8 @@ def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list
         if key is not None and key not in unique:
             unique[key] = len(order)
             order.append(prompts[i])
-    lengths_unique = prompt_lengths(tok, order, chat_template_kwargs)
+    update = progress(len(order), "prompt lengths") if progress else None
+    lengths_unique = prompt_lengths(tok, order, chat_template_kwargs, update)
     lengths = [lengths_unique[unique[k]] for k in keys if k is not None]
     stats: dict[str, Any] = {}
     ordered = sorted(lengths)

@@ -15,9 +15,8 @@ validation files of different families still share one type.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -31,7 +30,7 @@ JSON_SUFFIXES = (".json", ".jsonl")  # verl's RLHFDataset reads these as JSON li
 
 
 class RowFileError(ValueError):
-    """A verl data file cannot be read; the message names the file and the line or row."""
+    """A verl data file cannot be read as a table; the message names the file and the line."""
 
 
 def __getattr__(name: str):
@@ -106,53 +105,6 @@ def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | Path) -> int:
     return table.num_rows
 
 
-def read_rows(path: str | Path, columns: Iterable[str] = (), required: Iterable[str] = ()
-              ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(where, row) for each row of a verl data file, streamed: JSON lines one at a time (`where` is
-    "line N", counting from 1; blank lines skipped), parquet in arrow batches ("row N", from 0).
-
-    For parquet, only `columns` are read (all when empty) and a missing `required` column is an error
-    before any row; a JSON row carries whatever keys its line has. Raises RowFileError.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise RowFileError(f"cannot open {path}: no such file")
-    if path.suffix.lower() in JSON_SUFFIXES:
-        yield from _json_rows(path)
-        return
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as exc:
-        raise RowFileError(f"{path}: not a parquet file ({exc})") from None
-    names = parquet.schema_arrow.names
-    missing = [c for c in required if c not in names]
-    if missing:
-        raise RowFileError(f"{path}: missing column(s) {', '.join(missing)} "
-                           f"(a verl row has {', '.join(REQUIRED_COLUMNS)})")
-    wanted = [c for c in columns if c in names] or None
-    index = 0
-    for batch in parquet.iter_batches(columns=wanted, batch_size=1024):
-        for row in batch.to_pylist():
-            yield f"row {index}", row
-            index += 1
-
-
-def _json_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as lines:
-        for n, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise RowFileError(f"{path} line {n}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(row, dict):
-                raise RowFileError(f"{path} line {n}: expected a JSON object, got {type(row).__name__}")
-            yield f"line {n}", row
-
-
 def read_table(path: str | Path) -> pa.Table:
     """The whole file as one arrow table (the checks of schemas/validate.py need columns and types).
 
@@ -169,6 +121,11 @@ def read_table(path: str | Path) -> pa.Table:
     try:
         return pj.read_json(str(path))
     except pa.ArrowInvalid:
-        for _ in _json_rows(path):  # raises RowFileError naming the first line that is not a JSON object
-            pass
+        from .reader import read_rows
+
+        for item in read_rows(path):  # name the first line that is not a JSON object
+            if item.error is not None:
+                raise RowFileError(item.error) from None
+            if not isinstance(item.value, dict):
+                raise RowFileError(f"{item.where}: expected a JSON object, got {type(item.value).__name__}") from None
         raise  # every line parses: the rows disagree on a column's type, which pyarrow's message says

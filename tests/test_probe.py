@@ -242,7 +242,7 @@ def test_cli_without_prompts_skips_the_echo_with_a_note(tmp_path, capsys):
     path = tmp_path / "rows.parquet"
     rows = [{k: v for k, v in r.items() if k != "prompt"} for r in verl_rows()[:2]]
     pq.write_table(pa.Table.from_pylist(rows), path)
-    assert main(["probe", "--file", str(path), "--attacks", "prompt_echo,empty", "--limit", "1"]) == 0
+    assert main(["probe", str(path), "--attacks", "prompt_echo,empty", "--limit", "1"]) == 0
     out = capsys.readouterr().out
     assert "(1 golds" in out and "prompt_echo: skipped for 1 of 1 golds: needs the prompt" in out
 
@@ -254,7 +254,9 @@ def test_cli_errors_are_one_sentence(tmp_path, capsys):
     assert "unknown attack 'nonsense'" in capsys.readouterr().err
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.Table.from_pylist([{"question": "q"}]), bad)
-    assert main(["probe", "--file", str(bad)]) == 2
-    assert "missing column(s) data_source, reward_model" in capsys.readouterr().err
+    assert main(["probe", str(bad)]) == 2
+    assert "no usable rows" in capsys.readouterr().err
+    assert main(["probe", str(tmp_path)]) == 2  # a folder: one line, not "no such file"
+    assert "folder without verl step dumps" in capsys.readouterr().err
     assert main(["probe", "--import", "no_such_module_xyz"]) == 2
     assert main(["probe", "--format-weight", "0.9", "--data-source", "openai/gsm8k"]) == 2
