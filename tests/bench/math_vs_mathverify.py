@@ -1,13 +1,18 @@
 """MATH scoring against Math-Verify: agreement with labels, and speed.
 
-    python tests/bench/math_vs_mathverify.py             # fidelity suite + 2,048 corpus rows
+    python tests/bench/math_vs_mathverify.py             # fidelity suite + 2,048 rows of each corpus
     python tests/bench/math_vs_mathverify.py -n 512      # shorter
 
-Two sets of labelled cases:
-- the fidelity suite (tests/fixtures/math_fidelity.jsonl): hand-written cases for every rule in
+Three sets of labelled cases:
+- the fidelity suite (tests/fixtures/math_fidelity*.jsonl): hand-written cases for every rule in
   docs/scoring-policy.md, including the false positives graders are known for;
 - MATH rows of the benchmark corpus (tests/bench/corpus.py): GRPO groups of 8 responses of
-  realistic length, each an equivalent spelling of the gold, a wrong answer, or no answer.
+  realistic length, each an equivalent spelling of the gold, a wrong answer, or no answer;
+- the cache-free equal-spellings corpus (tests/bench/equal_spellings.py): every (answer, gold)
+  pair new, a third of the answers equal to the gold in another spelling, warmed up on other golds.
+
+Also where our answers were settled (string, rational, canonical, numeric, sympy: the fast-path
+counters of `rewards.math.equivalence` during the timed run) and the share that reached sympy.
 
 For each grader: agreement with the labels (`acc == label`), false positives (paid, label not
 correct) and false negatives. Speed: ours through `score_batch` (the training path: fast path in
@@ -31,18 +36,20 @@ sys.path[:0] = [str(HERE), str(ROOT)]
 
 from baselines import math_verify_score  # noqa: E402
 from corpus import corpus  # noqa: E402
+from equal_spellings import corpus_and_warm_up  # noqa: E402
 
 from rewards import Sample, compute_score, score_batch  # noqa: E402
-from rewards.math.equivalence import fast_equal  # noqa: E402
+from rewards.math.equivalence import fast_equal, reset_settled_counts, settled_counts  # noqa: E402
 from rewards.math.normalize import normalize  # noqa: E402
 from rewards.region import answer_region  # noqa: E402
 from rewards.scorers.boxed import find_answer, gold_answer  # noqa: E402
 
-FIDELITY = ROOT / "tests" / "fixtures" / "math_fidelity.jsonl"
+FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def fidelity_cases() -> list[dict]:
-    rows = [json.loads(line) for line in FIDELITY.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for path in sorted(FIXTURES.glob("math_fidelity*.jsonl"))
+            for line in path.read_text().splitlines() if line.strip()]
     return [dict(data_source=r["data_source"], response=r["response"], gold=r["gold"],
                  label=r["expected"] == "correct", rule=r["rule"]) for r in rows]
 
@@ -51,6 +58,12 @@ def corpus_cases(n: int) -> list[dict]:
     rows = [r for r in corpus(4 * n, seed=3, math_share=1.0) if r.kind == "math"][:n]
     return [dict(data_source=r.data_source, response=r.response, gold=r.ground_truth, label=r.label,
                  rule=r.form.split(":")[0]) for r in rows]
+
+
+def equal_spellings_cases(n: int) -> tuple[list[dict], list[dict]]:
+    timed, warm = corpus_and_warm_up(n, seed=5)
+    return [[dict(data_source=r.data_source, response=r.response, gold=r.ground_truth, label=r.label,
+                  rule=r.form.split(":")[0]) for r in rows] for rows in (timed, warm)]
 
 
 def tally(paid: list[float], cases: list[dict]) -> dict:
@@ -71,12 +84,16 @@ def fast_share(cases: list[dict]) -> float:
     return settled / len(cases)
 
 
-def run_ours(cases: list[dict]) -> tuple[list[float], float]:
+def run_ours(cases: list[dict], warm_up: list[dict] | None = None) -> tuple[list[float], float, dict]:
+    """Scores, seconds, and where the answers were settled. The warm-up (default: the first 64
+    cases) starts the workers (imports sympy there), like a training run's first step."""
     samples = [Sample(c["data_source"], c["response"], c["gold"]) for c in cases]
-    score_batch(samples[:64])  # starts the workers (imports sympy there), like a training run's first step
+    score_batch([Sample(c["data_source"], c["response"], c["gold"]) for c in warm_up] if warm_up else samples[:64])
+    reset_settled_counts()
     start = time.perf_counter()
     results = score_batch(samples)
-    return [r.acc for r in results], time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    return [r.acc for r in results], seconds, settled_counts()
 
 
 def run_math_verify(cases: list[dict]) -> tuple[list[float], float]:
@@ -91,14 +108,17 @@ def run_math_verify(cases: list[dict]) -> tuple[list[float], float]:
     return paid, time.perf_counter() - start
 
 
-def report(name: str, cases: list[dict]) -> dict:
-    ours, t_ours = run_ours(cases)
+def report(name: str, cases: list[dict], warm_up: list[dict] | None = None) -> dict:
+    ours, t_ours, settled = run_ours(cases, warm_up)
     mv, t_mv = run_math_verify(cases)
-    out = {"cases": len(cases), "fast_path_share": fast_share(cases),
+    out = {"cases": len(cases), "fast_path_share": fast_share(cases), "settled": settled,
+           "sympy_share": settled["sympy"] / len(cases),
            "ours": {**tally(ours, cases), "seconds": t_ours, "per_second": len(cases) / t_ours},
            "math_verify": {**tally(mv, cases), "seconds": t_mv, "per_second": len(cases) / t_mv}}
     out["speedup"] = out["ours"]["per_second"] / out["math_verify"]["per_second"]
     print(f"\n== {name}: {len(cases)} cases, {out['fast_path_share']:.1%} settled without sympy")
+    print("settled by: " + ", ".join(f"{k} {v}" for k, v in settled.items())
+          + f" (no answer or refused: {len(cases) - sum(settled.values())}); reached sympy {out['sympy_share']:.2%}")
     for who in ("ours", "math_verify"):
         r = out[who]
         print(f"{who:12} agreement {r['agreement']:.3f}  FP {r['false_positives']:3d}  FN {r['false_negatives']:3d}"
@@ -113,11 +133,13 @@ def report(name: str, cases: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-n", type=int, default=2048, help="MATH corpus rows (default 2048)")
+    ap.add_argument("-n", type=int, default=2048, help="rows of each corpus (default 2048)")
     ap.add_argument("--json", help="write all numbers to this file")
     args = ap.parse_args(argv)
+    equal, warm = equal_spellings_cases(args.n)
     results = {"fidelity": report("fidelity suite", fidelity_cases()),
-               "corpus": report("MATH corpus (GRPO groups of 8)", corpus_cases(args.n))}
+               "corpus": report("MATH corpus (GRPO groups of 8)", corpus_cases(args.n)),
+               "equal_spellings": report("equal-spellings corpus (cache-free)", equal, warm)}
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
