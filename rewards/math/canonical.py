@@ -2,7 +2,8 @@
 
 A tree from `numeric.read` becomes a sum of monomials with exact rational coefficients, each a
 product of atoms to integer powers: variables, `\\pi`, `e`, `i` (with i^2 = -1), square roots of
-squarefree integers (`\\sqrt{98}` is 7 times the atom sqrt 2; `\\frac{1}{\\sqrt{7}}` is sqrt 7 / 7),
+squarefree integers, one per monomial (`\\sqrt{98}` is 7 times the atom sqrt 2, `\\sqrt{2}\\sqrt{6}` is
+2 sqrt 3, `\\frac{1}{\\sqrt{7}}` is sqrt 7 / 7),
 and, for anything else, an opaque atom named by the canonical form of its arguments (`\\sqrt{P}`,
 `1/P`, `P^Q`, `\\sin(P)`). Products are expanded and like terms collected, so factored and expanded
 polynomials, reordered sums (`7i+4`, `15+2\\sqrt{33}` inside a root), `\\frac{p}{q}\\pi` and
@@ -10,7 +11,7 @@ polynomials, reordered sums (`7i+4`, `15+2\\sqrt{33}` inside a root), `\\frac{p}
 
 Every rewrite is an identity of complex numbers (principal branches, no sign assumptions:
 `\\sqrt{x^2}` stays an opaque atom, never `x`), so equal forms prove equal values. Unequal forms
-prove nothing (the form is not complete: `\\sqrt{2}\\sqrt{3}` is not `\\sqrt{6}` here); such pairs go
+prove nothing (the form is not complete: `e^{i\\pi}` is not -1 here); such pairs go
 to the numeric identity test. Size is bounded (terms, exponents, digits), so a form costs
 microseconds and a refusal costs nothing.
 """
@@ -159,16 +160,26 @@ def _mono_product(a: Mono, b: Mono) -> tuple[Fraction, Mono]:
         exps[atom] = exps.get(atom, 0) + e
     coef = Fraction(1)
     out = []
-    for atom, e in sorted(exps.items()):
+    surd = 1
+    for atom, e in exps.items():
         if atom == "i":
             coef *= (1, 1, -1, -1)[e % 4]
             e %= 2
-        elif atom.startswith("s:"):
-            coef *= Fraction(int(atom[2:])) ** (e // 2)
-            e %= 2
+        elif atom.startswith("s:"):  # sqrt a sqrt b = sqrt ab for positive integers
+            m = int(atom[2:])
+            coef *= Fraction(m) ** (e // 2)
+            surd *= m ** (e % 2)
+            continue
         if e:
             out.append((atom, e))
-    return coef, tuple(out)
+    if surd > 1:
+        if surd > MAX_SURD:
+            raise Refuse
+        square, free = _square_part(surd)
+        coef *= square
+        if free > 1:
+            out.append((f"s:{free}", 1))
+    return coef, tuple(sorted(out))
 
 
 def _reciprocal(p: Poly) -> Poly:
