@@ -2,7 +2,8 @@
 
 Checks, in order: the file reads and has verl's columns; every row has a usable `prompt` (a list of
 `{role, content}` with string content and a user turn), `data_source` and `reward_model.ground_truth`;
-every `data_source` has a registered scorer; every gold answer scores `correct` against itself
+every `data_source` has a registered scorer; every MATH-style gold is well formed (no empty
+`\\sqrt{}`, no `+*`: a gold nothing can match) and every gold scores `correct` against itself
 through its own scorer; images match their `<image>` placeholders; prompt token lengths under a
 tokenizer's chat template against `max_prompt_length`; duplicate prompts in the file and prompts
 shared with other files (train/test overlap).
@@ -295,11 +296,21 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
                  entries: dict[str, Any], progress: Progress | None = None) -> dict[str, int]:
     """Each distinct (data_source, gold) is scored once, as a response, against itself."""
     from rewards import Sample, score_batch
+    from rewards.math.wellformed import gold_defect
 
     pairs: dict[tuple[str, str], list[int]] = {}
     for i, (source, gold) in enumerate(zip(sources, golds)):
         if gold is not None and source in entries:
             pairs.setdefault((source, gold), []).append(i)
+    tallies: Counter = Counter()
+    for source, gold in list(pairs):
+        defect = gold_defect(gold) if entries[source].name not in GOLD_RESPONSES else None
+        if defect:  # it would equal itself as text, and nothing else: every response scores wrong
+            rows = pairs.pop((source, gold))
+            tallies["malformed"] += len(rows)
+            for i in rows:
+                found.error("gold", i, "reward_model.ground_truth",
+                            f"gold {gold[:80]!r} can never be matched: {defect}")
     keys = list(pairs)
     samples = [Sample(s, gold_response(entries[s].name, g), g) for s, g in keys]
     update = progress(len(samples), "gold self-check") if progress else None
@@ -308,7 +319,6 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
         results.extend(score_batch(samples[start:start + GOLD_BATCH]))
         if update is not None:
             update(min(GOLD_BATCH, len(samples) - start))
-    tallies: Counter = Counter()
     for (source, gold), result in zip(keys, results):
         verdict = result.verdict.value
         rows = pairs[(source, gold)]

@@ -106,6 +106,21 @@ def test_math_golds_go_through_the_math_scorer(tmp_path):
     assert report.stats["gold"]["correct"] == 3
 
 
+def test_golds_nothing_can_match_are_flagged_with_the_rule(tmp_path):
+    """`\\sqrt{}` equals itself as text, and nothing else: the self-check alone passed it."""
+    golds = ["\\sqrt{}", "1 +* 2", "\\frac{1}{}", "\\frac{1}{", "\\frac{1}{2}", "2**3", "(-\\infty, 2]"]
+    rows = [row(i, gold=g, source="lighteval/MATH") for i, g in enumerate(golds)]
+    write_parquet(rows, tmp_path / "math.parquet")
+    report = validate_file(tmp_path / "math.parquet")
+    messages = {p.row: p.message for p in report.errors if p.check == "gold"}
+    assert sorted(messages) == [0, 1, 2, 3]
+    assert "empty argument" in messages[0] and "`\\sqrt{}`" in messages[0]
+    assert "two operators in a row: `+*`" in messages[1]
+    assert "empty argument" in messages[2]
+    assert "unbalanced braces" in messages[3] and "boxed" not in messages[3]   # the user wrote no box
+    assert report.stats["gold"] == {"malformed": 4, "correct": 3}
+
+
 def test_gold_dressing_per_scorer():
     assert gold_response("openai/gsm8k", "72") == "#### 72"
     assert gold_response("lighteval/MATH", "\\frac{1}{2}") == "\\boxed{\\frac{1}{2}}"
