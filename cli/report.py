@@ -1,21 +1,34 @@
-"""`rewards report`: one HTML page about a rollout file's rewards (rewards/report.py draws it).
+"""`rewards report`: one HTML page about a rollout file, or about a whole run folder step by step.
 
-Input is either rows that already carry results (what `rewards score -o` writes, or a verl dump
-made with our reward function: `score`, `verdict`, `acc`, `pred`), used as they are, or raw rows
-(verl rollout dumps: `output`/`gts`, with `--data-source`), scored here exactly as `rewards score`
-scores them. Which one is decided by the first row: it is "scored" when it has `score` and `verdict`.
+Input is read by schemas/reader.py: a JSONL, gzip JSONL or parquet file, or a folder of verl step
+dumps (`trainer.rollout_data_dir` / `validation_data_dir`: `<step>.jsonl`, read in step order). A
+file gets the one-file page (rewards/reporting/stats.py); a folder the run page, with per-step
+trends and trouble flags (rewards/reporting/runs.py).
+
+Each row is judged the first way that applies, and the page counts how many rows went each way:
+- it carries our results (`score` and `verdict`: `rewards score -o` output, or a dump of a run that
+  used `pkg://rewards.verl`): read as they are, unless `--rescore`;
+- it has a data_source (its own, or `--data-source`): scored by the library, as `rewards score` does;
+- it has only verl's `score`: reported from the reward alone (no verdicts, accuracy or format);
+- anything else, and a line that cannot be read, is an `error` row with its message.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
+from itertools import islice
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .errors import CommandError
 
 UNLABELLED = "(no data_source)"
+FROM_FILE = "read from the file"
+RESCORED = "re-scored by the library"
+SCORE_ONLY = "score only (no data_source to re-score by)"
+UNREADABLE = "could not be read or scored"
 
 
 def register(sub) -> None:
@@ -23,120 +36,197 @@ def register(sub) -> None:
     from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
-        "report", help="write an HTML report of a rollout file's rewards",
-        description="Reward and verdict distributions per data_source, the share of GRPO groups with "
-                    "zero reward variance, accuracy by response length and the most common wrong answers, "
-                    "as one self-contained HTML page with embedded charts. Reads the rows `rewards score -o` "
-                    "writes, or scores raw rows (verl rollout dumps need --data-source).")
-    p.add_argument("file", help="input JSONL (scored rows, or raw rows to score)")
-    p.add_argument("-o", "--output", help="HTML file to write (default: FILE with .report.html)")
+        "report", help="write an HTML report of a rollout file, or of a run folder step by step",
+        description="For a file: reward and verdict distributions per data_source, the share of GRPO groups "
+                    "with zero reward variance, accuracy by response length and the most common wrong answers. "
+                    "For a folder of verl step dumps (trainer.rollout_data_dir / validation_data_dir): the same "
+                    "per step, as trends, with flags for trouble patterns. One self-contained HTML page. Rows "
+                    "without results are scored (verl dumps have no data_source column: pass --data-source).")
+    p.add_argument("file", help="input file (JSONL, gzip JSONL, parquet) or folder of <step>.jsonl dumps")
+    p.add_argument("-o", "--output", help="HTML file to write (default: FILE.report.html, beside the input)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
     p.add_argument("--rescore", action="store_true",
-                   help="score every row even when the file already carries results")
-    p.add_argument("--title", help="page title (default: the input file's name)")
+                   help="score every row even when it already carries results")
+    p.add_argument("--title", help="page title (default: the input's name)")
     p.add_argument("--json", action="store_true", help="also print the report's numbers as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from rewards.report import Report, render_html
     from rewards.settings import SettingsError
+    from schemas.reader import UnreadableFile, read_rows
 
     source = Path(args.file)
-    if not source.is_file():
-        raise CommandError(f"cannot open {args.file}: no such file")
-    output = Path(args.output) if args.output else source.with_suffix(".report.html")
-    scored = not args.rescore and _first_row_scored(source)
-    report = Report()
+    folder = source.is_dir()
+    output = Path(args.output) if args.output else source.parent / (
+        f"{source.name}.report.html" if folder else source.with_suffix(".report.html").name)
+    length, unit = _length_counter(args)
     try:
-        for row in (_scored_rows(source, args.data_source) if scored else _score_rows(source, args)):
-            report.add(row)
-    except SettingsError as exc:
+        items = read_rows(source)
+        with ExitStack() as stack:
+            judged = _judge(_with_progress(stack, items, source, folder, args), args, length)
+            page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit)
+    except (UnreadableFile, SettingsError) as exc:
         raise CommandError(str(exc)) from None
-    if not report.total:
-        raise CommandError(f"{args.file}: no rows")
-    how = "results read from the file" if scored else "scored with `rewards score`'s reader and scorers"
-    notes = [f"{report.total} rows from {source.name}; {how}."]
     try:
-        output.write_text(render_html(report, args.title or f"Reward report: {source.name}", notes),
-                          encoding="utf-8")
+        output.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise CommandError(f"cannot write {output}: {exc.strerror}") from None
-    for name, stats in report.sources.items():
-        g = stats.group_stats()
-        groups = f", zero-variance groups {g.zero_variance}/{g.groups}" if g.groups else ""
-        print(f"{name}: {stats.count} rows, mean score {stats.mean_score:.3f}, acc {stats.accuracy:.3f}{groups}")
+    for line in lines:
+        print(line)
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
+        print(json.dumps(numbers, ensure_ascii=False, default=str))
     print(f"wrote {output}", file=sys.stderr)
     return 0
 
 
-def _first_row_scored(path: Path) -> bool:
-    with open(path, encoding="utf-8") as lines:
-        for text in lines:
-            if text.strip():
-                try:
-                    row = json.loads(text)
-                except json.JSONDecodeError:
-                    return False
-                return isinstance(row, dict) and "score" in row and "verdict" in row
-    return False
+def _file_page(judged, source: Path, args, unit: str):
+    from rewards.reporting.html import render_html
+    from rewards.reporting.stats import Report
+
+    report = Report()
+    how: dict[str, int] = {}
+    for _, row, way in judged:
+        report.add(row)
+        how[way] = how.get(way, 0) + 1
+    if not report.total:
+        raise CommandError(f"{args.file}: no rows")
+    notes = [f"{report.total} rows from {source.name}: {_ways(how)}."]
+    page = render_html(report, args.title or f"Reward report: {source.name}", notes)
+    lines = []
+    for name, stats in report.sources.items():
+        g = stats.group_stats()
+        groups = f", zero-variance groups {g.zero_variance}/{g.groups}" if g.groups else ""
+        lines.append(f"{name}: {stats.count} rows, mean score {stats.mean_score:.3f}, acc {stats.accuracy:.3f}{groups}")
+    return page, lines, report.to_dict()
 
 
-def _scored_rows(path: Path, data_source: str | None) -> Iterator[Any]:
-    """Rows that carry their results; a line that does not is reported as an `error` row."""
-    from rewards.report import make_row
+def _run_page(judged, source: Path, args, unit: str):
+    from rewards.reporting.html import render_run_html
+    from rewards.reporting.runs import RunStats
 
-    with open(path, encoding="utf-8") as lines:
-        for line_no, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield _error_row(data_source, f"line {line_no}: invalid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(row, dict) or "score" not in row or "verdict" not in row:
-                yield _error_row(_label(row, data_source),
-                                 f"line {line_no}: no `score`/`verdict` (rerun with --rescore to score all rows)")
-                continue
-            yield make_row(_label(row, data_source), row, _response(row, data_source), row)
+    run = RunStats(max_length=args.max_resp_len)
+    for step, row, way in judged:
+        run.add(step, row, way)
+    run.close_step()
+    if not run.total:
+        raise CommandError(f"{args.file}: no rows")
+    n_steps = len({s.step for steps in run.steps.values() for s in steps})
+    notes = [f"{run.total} rows in {n_steps} steps of {source.name}; per data_source, rows "
+             + "; ".join(f"{name}: {_ways(run.how[name])}" for name in run.steps) + ".",
+             f"Response length in {unit}" + (f"; cut off means at least 99% of {args.max_resp_len} {unit}."
+                                             if args.max_resp_len else "; pass --max-resp-len for the share cut off.")]
+    page = render_run_html(run, args.title or f"Run report: {source.name}", notes, unit)
+    lines = []
+    for name, steps in run.steps.items():
+        acc = [s.acc for s in steps if s.acc is not None]
+        trend = f", acc {acc[0]:.3f} -> {acc[-1]:.3f}" if acc else ", no verdicts (score only)"
+        lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
+                     f"{sum(s.rows for s in steps)} rows{trend}")
+    lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags()]
+    return page, lines, run.to_dict()
 
 
-def _score_rows(path: Path, args) -> Iterator[Any]:
-    """Every line scored by `rewards score`'s own reader (cli/score.py: score_lines)."""
-    from rewards.report import make_row
+def _ways(how) -> str:
+    return ", ".join(f"{n} {way}" for way, n in sorted(how.items(), key=lambda kv: -kv[1]))
 
-    from .score import score_lines
+
+def _judge(items: Iterable[Any], args, length: Callable[[Any, Any], int | None]) -> Iterator[tuple[Any, Any, str]]:
+    """(step, report row, how it was judged) for every input row, in order, chunk by chunk."""
+    from .score import CHUNK
+
+    items = iter(items)
+    while chunk := list(islice(items, CHUNK)):
+        yield from _judge_chunk(chunk, args, length)
+
+
+def _judge_chunk(chunk: list[Any], args, length) -> Iterator[tuple[Any, Any, str]]:
+    from rewards.reporting.stats import make_row, score_only_row
+
+    from .score import score_rows
     from .settings_flags import settings_from
 
-    with open(path, encoding="utf-8") as lines:
-        for _, row, result in score_lines(lines, args.data_source, settings_from(args)):
-            record = row if isinstance(row, dict) else None
-            yield make_row(_label(row, args.data_source), result, _response(record, args.data_source), record)
+    out: list[tuple[Any, Any, str] | None] = []
+    to_score: list[tuple[int, Any]] = []
+    for item in chunk:
+        row = item.value
+        if item.error is not None or not isinstance(row, dict):
+            message = item.error or f"{item.where}: expected a JSON object, got {type(row).__name__}"
+            out.append((item.step, _error_row(args.data_source, message), UNREADABLE))
+        elif not args.rescore and "score" in row and "verdict" in row:
+            out.append((item.step, _row(make_row, row, row, args.data_source, length), FROM_FILE))
+        elif row.get("data_source") or args.data_source:
+            out.append(None)
+            to_score.append((len(out) - 1, item))
+        elif "score" in row:
+            out.append((item.step, _row(score_only_row, row, row.get("score"), None, length), SCORE_ONLY))
+        else:
+            out.append((item.step, _error_row(None, f"{item.where}: no `score`, and no data_source to score it "
+                                                    "by (pass --data-source)"), UNREADABLE))
+    scored = score_rows([item for _, item in to_score], args.data_source, settings_from(args))
+    for (index, item), (_, row, result) in zip(to_score, scored):
+        way = UNREADABLE if result.get("error") else RESCORED
+        out[index] = (item.step, _row(make_row, row, result, args.data_source, length), way)
+    yield from out  # type: ignore[misc]
 
 
-def _response(row: Any, data_source: str | None) -> str | None:
-    """The response text, found the way `rewards score` finds it (schemas/rollouts.py)."""
+def _row(build, record: dict, result: Any, data_source: str | None, length) -> Any:
+    """A report row for `record`, with its response, gold and length found as `rewards score` finds them."""
     from schemas.rollouts import RecordError, read_record
 
-    if not isinstance(row, dict):
-        return None
+    label = str(record.get("data_source") or data_source or UNLABELLED)
     try:
-        _, response, _, _ = read_record(row, data_source or UNLABELLED)
+        _, response, gold, extra = read_record(record, label)
     except RecordError:
-        return None
-    return response if isinstance(response, str) else None
-
-
-def _label(row: Any, data_source: str | None) -> str:
-    source = row.get("data_source") if isinstance(row, dict) else None
-    return str(source or data_source or UNLABELLED)
+        response, gold, extra = None, None, None
+    response = response if isinstance(response, str) else None
+    return build(label, result, response, record, gold=gold,
+                 length=length(response, extra) if response is not None else None)
 
 
 def _error_row(data_source: str | None, message: str):
-    from rewards.report import make_row
+    from rewards.reporting.stats import make_row
 
     return make_row(data_source or UNLABELLED, {"score": 0.0, "acc": 0.0, "verdict": "error", "error": message})
+
+
+def _length_counter(args) -> tuple[Callable[[Any, Any], int | None], str]:
+    """How response length is counted: tokens with --length-tokenizer, else characters."""
+    if args.length_tokenizer:
+        from rewards.shaping import count_tokens
+
+        return (lambda response, extra: count_tokens(response, args.length_tokenizer)), "tokens"
+    if args.max_resp_len and args.length_unit != "chars":
+        raise CommandError("--max-resp-len is in tokens: pass --length-tokenizer (the policy's tokenizer) to "
+                           "count them, or --length-unit chars to compare characters")
+    return (lambda response, extra: len(response)), "chars"
+
+
+def _with_progress(stack: ExitStack, items: Iterable[Any], source: Path, folder: bool, args) -> Iterable[Any]:
+    """The input rows, with a progress bar on stderr (steps for a folder, rows for a file) for reports
+    longer than a second. Off with --quiet, or when stderr is not a terminal (logs stay clean)."""
+    if args.quiet or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    from schemas.reader import STEP_FILE
+
+    total = sum(1 for p in source.iterdir() if STEP_FILE.match(p.name)) if folder else None
+    bar = stack.enter_context(tqdm(total=total, unit=" steps" if folder else " rows", delay=1.0,
+                                   file=sys.stderr, desc="report", leave=False))
+    return _counted(items, bar, folder)
+
+
+def _counted(items: Iterable[Any], bar, by_step: bool) -> Iterator[Any]:
+    step = None
+    for n, item in enumerate(items, 1):
+        if by_step and item.step != step:
+            if step is not None:
+                bar.update(1)
+            step = item.step
+        elif not by_step and n % 256 == 0:
+            bar.update(256)
+        yield item
+    bar.update(1 if by_step and step is not None else 0)

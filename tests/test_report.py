@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cli.main import main
-from rewards.report import Row, SourceStats, build_report, group_key, make_row, render_html
+from rewards.reporting.html import render_html
+from rewards.reporting.stats import Row, SourceStats, build_report, group_key, make_row
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "rollouts.jsonl"

@@ -1,0 +1,251 @@
+"""Run health across steps: per-step numbers for each data_source, and the patterns that mean trouble.
+
+A run is verl's `trainer.rollout_data_dir` (or `validation_data_dir`): one `<step>.jsonl` per step,
+read in step order. The rows of the current step are held in one `StepAccumulator` per data_source
+(lengths, answers, GRPO groups: bounded by the size of one step); when the next step starts they are
+reduced to a `StepSummary` of a few numbers and the step's most repeated wrong answers. Memory so
+grows with the number of steps only by those summaries, never by their rows.
+
+Rows known by `score` alone (a plain verl dump with no data_source to re-score by) count for the
+reward, the lengths and the groups; accuracy, verdict shares, format and answers are over judged
+rows only, and are None for a step without any.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .stats import Row, percentile, zero_variance
+
+TOP_KEPT = 20
+"""Wrong answers kept per step; the run-level ranking sums these."""
+TOP_ANSWERS = 5
+"""Answer concentration: the share of answered responses whose answer is one of the step's 5 most common."""
+CUT_FRACTION = 0.99
+"""A response at least this share of the maximum length counts as cut off (re-encoded decoded text can
+differ from verl's count by a few tokens, and verl's count includes the end-of-sequence token)."""
+MAX_LISTED_ERRORS = 3
+
+# Flag thresholds: first quarter of the steps against the last quarter (at least MIN_STEPS steps).
+MIN_STEPS = 4
+ACC_RISE = 0.05            # accuracy up by at least this ...
+CONCENTRATION_RISE = 0.15  # ... while the top answers' share rises this much
+CONCENTRATION_OVER_GOLD = 0.15  # ... and exceeds the golds' own concentration by this much
+LENGTH_GROWTH = 1.5        # median length of the last quarter over the first
+CUT_SHARE = 0.05           # share cut off at the maximum worth a flag (when it also doubled)
+FAILURE_RISE = {"no_answer": 0.05, "timeout": 0.02, "error": 0.02, "unparsable_pred": 0.05}
+NO_SIGNAL = 0.8            # zero-variance group share in the last quarter
+
+
+@dataclass
+class StepSummary:
+    """One step of one data_source, reduced to what the page plots."""
+
+    step: int
+    rows: int
+    judged: int
+    mean_score: float
+    acc: float | None
+    verdicts: dict[str, int]
+    format_rate: float | None
+    length_median: float | None
+    length_p95: float | None
+    cut_share: float | None
+    groups: int
+    zero_variance: int
+    wrong: int
+    top_wrong: list[tuple[str, int]]
+    answer_concentration: float | None
+    gold_concentration: float | None
+    errors: list[str] = field(default_factory=list)
+
+    def verdict_share(self, verdict: str) -> float | None:
+        return self.verdicts.get(verdict, 0) / self.judged if self.judged else None
+
+    @property
+    def zero_variance_share(self) -> float | None:
+        return self.zero_variance / self.groups if self.groups else None
+
+
+class StepAccumulator:
+    """The rows of one step and data_source, until `summary` reduces them."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.score_sum = 0.0
+        self.judged = 0
+        self.correct = 0
+        self.verdicts: Counter = Counter()
+        self.formats: list[float] = []
+        self.lengths: list[int] = []
+        self.wrong: Counter = Counter()
+        self.answers: Counter = Counter()
+        self.golds: Counter = Counter()
+        self.groups: dict[tuple, list[float]] = defaultdict(list)
+        self.errors: list[str] = []
+
+    def add(self, row: Row) -> None:
+        self.rows += 1
+        self.score_sum += row.score
+        if row.length is not None:
+            self.lengths.append(row.length)
+        if row.group is not None:
+            self.groups[row.group].append(row.score)
+        if row.error and len(self.errors) < MAX_LISTED_ERRORS:
+            self.errors.append(row.error)
+        if not row.judged:
+            return
+        self.judged += 1
+        self.correct += row.acc >= 1.0
+        self.verdicts[row.verdict] += 1
+        if row.format is not None:
+            self.formats.append(row.format)
+        if row.verdict == "wrong":
+            self.wrong[row.pred] += 1
+        if row.pred and row.verdict in ("correct", "wrong"):
+            self.answers[row.pred] += 1
+            if row.gold is not None:
+                self.golds[row.gold] += 1
+
+    def summary(self, step: int, max_length: int | None = None) -> StepSummary:
+        lengths = sorted(self.lengths)
+        groups = [scores for scores in self.groups.values() if len(scores) > 1]
+        return StepSummary(
+            step=step, rows=self.rows, judged=self.judged,
+            mean_score=self.score_sum / self.rows if self.rows else 0.0,
+            acc=self.correct / self.judged if self.judged else None,
+            verdicts=dict(self.verdicts),
+            format_rate=sum(f >= 1.0 for f in self.formats) / len(self.formats) if self.formats else None,
+            length_median=percentile(lengths, 0.5) if lengths else None,
+            length_p95=percentile(lengths, 0.95) if lengths else None,
+            cut_share=(sum(n >= CUT_FRACTION * max_length for n in lengths) / len(lengths)
+                       if lengths and max_length else None),
+            groups=len(groups), zero_variance=sum(zero_variance(g) for g in groups),
+            wrong=self.verdicts.get("wrong", 0), top_wrong=self.wrong.most_common(TOP_KEPT),
+            answer_concentration=_concentration(self.answers), gold_concentration=_concentration(self.golds),
+            errors=self.errors,
+        )
+
+
+def _concentration(counts: Counter) -> float | None:
+    total = sum(counts.values())
+    return sum(c for _, c in counts.most_common(TOP_ANSWERS)) / total if total else None
+
+
+@dataclass(frozen=True)
+class Flag:
+    data_source: str
+    kind: str
+    message: str
+
+
+CHECKS = (
+    "accuracy rising while the answers collapse onto a few values",
+    "response length blowing up (median x1.5, or the share cut off at the maximum doubling past 5%)",
+    "no_answer, timeout, error or unparsable_pred rising",
+    "any unparsable_gold",
+    "most GRPO groups with zero reward variance at the end of the run",
+)
+"""What `flags` looks for, in words, for the page."""
+
+
+class RunStats:
+    """Per-step summaries per data_source, fed row by row in step order."""
+
+    def __init__(self, max_length: int | None = None) -> None:
+        self.max_length = max_length
+        self.steps: dict[str, list[StepSummary]] = {}
+        self.how: dict[str, Counter] = defaultdict(Counter)
+        """Per data_source, how its rows were judged ("read from the dump", "re-scored", ...)."""
+        self._step: int | None = None
+        self._open: dict[str, StepAccumulator] = {}
+
+    def add(self, step: int, row: Row, how: str = "") -> None:
+        if step != self._step:
+            self.close_step()
+            self._step = step
+        if row.data_source not in self._open:
+            self._open[row.data_source] = StepAccumulator()
+        self._open[row.data_source].add(row)
+        if how:
+            self.how[row.data_source][how] += 1
+
+    def close_step(self) -> None:
+        """Reduce the open step's rows to summaries (call once more after the last row)."""
+        for source, acc in self._open.items():
+            self.steps.setdefault(source, []).append(acc.summary(self._step, self.max_length))
+        self._open = {}
+
+    @property
+    def total(self) -> int:
+        return sum(s.rows for steps in self.steps.values() for s in steps)
+
+    def top_wrong(self, data_source: str, k: int = 6) -> list[tuple[str, int]]:
+        """The run's most repeated wrong answers (summed over each step's kept top answers)."""
+        total: Counter = Counter()
+        for s in self.steps.get(data_source, []):
+            total.update(dict(s.top_wrong))
+        return total.most_common(k)
+
+    def flags(self) -> list[Flag]:
+        out: list[Flag] = []
+        for source, steps in self.steps.items():
+            out += _flags(source, steps)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers behind the page, for scripts and tests."""
+        return {"sources": {source: {"how": dict(self.how[source]), "steps": [vars(s) for s in steps],
+                                     "top_wrong": self.top_wrong(source)}
+                            for source, steps in self.steps.items()},
+                "flags": [vars(f) for f in self.flags()]}
+
+
+def _ends(values: list[float | None]) -> tuple[float, float] | None:
+    """Mean of the first and of the last quarter of the steps that have a value."""
+    known = [v for v in values if v is not None]
+    if len(known) < MIN_STEPS:
+        return None
+    q = max(1, len(known) // 4)
+    return sum(known[:q]) / q, sum(known[-q:]) / q
+
+
+def _flags(source: str, steps: list[StepSummary]) -> list[Flag]:
+    out: list[Flag] = []
+
+    def flag(kind: str, message: str) -> None:
+        out.append(Flag(source, kind, message))
+
+    span = f"steps {steps[0].step}-{steps[-1].step}"
+    acc = _ends([s.acc for s in steps])
+    top = _ends([s.answer_concentration for s in steps])
+    gold = _ends([s.gold_concentration for s in steps])
+    if acc and top and acc[1] - acc[0] >= ACC_RISE and top[1] - top[0] >= CONCENTRATION_RISE \
+            and top[1] >= (gold[1] if gold else 0.0) + CONCENTRATION_OVER_GOLD:
+        flag("answer_collapse",
+             f"accuracy rose {acc[0]:.2f} -> {acc[1]:.2f} while the {TOP_ANSWERS} most common answers went from "
+             f"{top[0]:.0%} to {top[1]:.0%} of answers" + (f" (the golds' own: {gold[1]:.0%})" if gold else "")
+             + f", {span}: check for a reward that pays a few values")
+    median = _ends([s.length_median for s in steps])
+    if median and median[0] > 0 and median[1] >= LENGTH_GROWTH * median[0]:
+        flag("length", f"median response length grew x{median[1] / median[0]:.1f} "
+                       f"({median[0]:.0f} -> {median[1]:.0f}), {span}")
+    cut = _ends([s.cut_share for s in steps])
+    if cut and cut[1] >= CUT_SHARE and cut[1] >= 2 * cut[0]:
+        flag("length", f"responses cut off at the maximum length rose {cut[0]:.1%} -> {cut[1]:.1%}, {span}")
+    for verdict, rise in FAILURE_RISE.items():
+        share = _ends([s.verdict_share(verdict) for s in steps])
+        if share and share[1] - share[0] >= rise and share[1] >= 1.5 * share[0]:
+            flag(f"{verdict}_rising", f"{verdict} rose {share[0]:.1%} -> {share[1]:.1%} of responses, {span}")
+    bad_gold = [(s.step, s.verdicts["unparsable_gold"]) for s in steps if s.verdicts.get("unparsable_gold")]
+    if bad_gold:
+        listed = ", ".join(f"step {step}: {n}" for step, n in bad_gold[:5]) + (" ..." if len(bad_gold) > 5 else "")
+        flag("unparsable_gold", f"{sum(n for _, n in bad_gold)} responses judged against a gold that cannot be "
+                                f"read ({listed}): fix the data, those rows can never pay")
+    signal = _ends([s.zero_variance_share for s in steps])
+    if signal and signal[1] >= NO_SIGNAL:
+        flag("no_signal", f"{signal[1]:.0%} of GRPO groups have zero reward variance in the last quarter of "
+                          f"{span}: most prompts teach nothing (too easy or too hard)")
+    return out

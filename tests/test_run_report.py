@@ -1,0 +1,212 @@
+"""`rewards report RUN_DIR`: per-step trends of a run folder written by verl's own dump writer,
+the trouble flags, plain verl dumps (score only), streaming, and the page in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from cli.main import main
+from rewards.reporting.runs import TOP_KEPT, RunStats
+from rewards.reporting.stats import Row
+from tests.test_report import _chromium
+
+pytest.importorskip("verl")
+
+STEPS = 10
+PROMPTS = 16
+N = 4  # responses per prompt (actor_rollout_ref.rollout.n)
+
+
+def troubled_step(step: int, rng: random.Random) -> tuple[list[str], list[str], list[str]]:
+    """One step of a run going wrong: the policy learns to answer 2 (the gold of a quarter of the
+    prompts), so accuracy rises while the answers collapse; responses grow; no_answer rises; one
+    broken gold shows up at step 5."""
+    progress = step / (STEPS - 1)
+    inputs, outputs, golds = [], [], []
+    for p in range(PROMPTS):
+        gold = "2" if p % 4 == 0 else str(100 + 7 * p)
+        if step == 5 and p == 1:
+            gold = "n/a"
+        for _ in range(N):
+            words = " ".join(f"Step {k}: {rng.randint(1, 99)} + {rng.randint(1, 99)}." for k in
+                             range(3 + int(30 * progress) + rng.randint(0, 3)))
+            roll = rng.random()
+            no_answer = 0.02 + 0.2 * progress
+            two = no_answer + 0.1 + 0.5 * progress
+            solved = two + 0.1 + 0.1 * progress
+            if roll < no_answer:
+                out = f"{words}\nI am not sure."
+            elif roll < two:
+                out = f"{words}\n#### 2"
+            elif roll < solved:
+                out = f"{words}\n#### {gold}"
+            else:
+                out = f"{words}\n#### {rng.randint(11, 999)}"
+            inputs.append(f"user\nQuestion {p} of step {step}.\nassistant\n")
+            outputs.append(out)
+            golds.append(gold)
+    return inputs, outputs, golds
+
+
+def steady_step(step: int, rng: random.Random) -> tuple[list[str], list[str], list[str]]:
+    """A healthy step: answers as varied as the golds, accuracy near 0.5, lengths flat."""
+    inputs, outputs, golds = [], [], []
+    for p in range(PROMPTS):
+        gold = str(100 + 7 * p)
+        for _ in range(N):
+            answer = gold if rng.random() < 0.5 else str(rng.randint(11, 999))
+            inputs.append(f"user\nQuestion {p} of step {step}.\nassistant\n")
+            outputs.append(f"Working {rng.randint(1, 99)}.\n#### {answer}")
+            golds.append(gold)
+    return inputs, outputs, golds
+
+
+def write_run(folder, make_step=troubled_step, with_results=True, seed=0) -> None:
+    """A run folder in verl's dump format: each step scored by our verl entry point (as the reward
+    loop does), then written by verl's own `_write_generations`."""
+    import rewards.verl as rv
+    from tests.helpers.verl_rows import verl_dump_writer
+
+    write = verl_dump_writer()
+    rng = random.Random(seed)
+    for step in range(1, STEPS + 1):
+        inputs, outputs, golds = make_step(step, rng)
+        results = rv.compute_score_batch(["openai/gsm8k"] * len(outputs), outputs, golds, None, verdict_keys=True)
+        extra = {k: [r[k] for r in results] for k in results[0]} if with_results else {}
+        write(inputs=inputs, outputs=outputs, gts=golds, scores=[r["score"] for r in results],
+              reward_extra_infos_dict=extra, dump_path=str(folder), global_steps=step)
+
+
+def report_json(capsys, *argv) -> dict:
+    assert main(["report", *argv, "--json", "-q"]) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_troubled_run_is_flagged(tmp_path, capsys):
+    run = tmp_path / "rollouts"
+    write_run(run)
+    numbers = report_json(capsys, str(run), "--max-resp-len", "600", "--length-unit", "chars")
+    steps = numbers["sources"]["(no data_source)"]["steps"]
+    assert [s["step"] for s in steps] == list(range(1, STEPS + 1))
+    assert all(s["rows"] == PROMPTS * N for s in steps)
+    assert steps[-1]["acc"] > steps[0]["acc"]
+    kinds = {f["kind"] for f in numbers["flags"]}
+    assert {"answer_collapse", "length", "no_answer_rising", "unparsable_gold"} <= kinds
+    gold_flag = next(f for f in numbers["flags"] if f["kind"] == "unparsable_gold")
+    assert "step 5: 4" in gold_flag["message"]
+    assert numbers["sources"]["(no data_source)"]["top_wrong"][0][0] == "2"  # the collapsed answer
+    assert steps[-1]["cut_share"] > steps[0]["cut_share"] == 0.0
+    assert numbers["sources"]["(no data_source)"]["how"] == {"read from the file": STEPS * PROMPTS * N}
+
+
+def test_steady_run_raises_no_flag(tmp_path, capsys):
+    run = tmp_path / "val"
+    write_run(run, steady_step)
+    numbers = report_json(capsys, str(run), "--data-source", "openai/gsm8k")
+    assert numbers["flags"] == []
+    # --data-source names the rows; they carry results, so these are read, not scored again
+    assert {k: v["how"] for k, v in numbers["sources"].items()} == {
+        "openai/gsm8k": {"read from the file": STEPS * PROMPTS * N}}
+
+
+def test_plain_verl_dump_is_rescored_or_reported_by_score(tmp_path, capsys):
+    run = tmp_path / "plain"
+    write_run(run, with_results=False)  # a run with verl's own scorer: only `score` in the dump
+    first = json.loads((run / "1.jsonl").read_text().splitlines()[0])
+    assert set(first) == {"input", "output", "gts", "score", "step"}
+    by_score = report_json(capsys, str(run))["sources"]["(no data_source)"]
+    assert by_score["how"] == {"score only (no data_source to re-score by)": STEPS * PROMPTS * N}
+    assert all(s["acc"] is None and s["verdicts"] == {} for s in by_score["steps"])
+    assert by_score["steps"][0]["mean_score"] >= 0 and by_score["steps"][0]["groups"] == PROMPTS
+    rescored = report_json(capsys, str(run), "--data-source", "openai/gsm8k")["sources"]["openai/gsm8k"]
+    assert rescored["how"] == {"re-scored by the library": STEPS * PROMPTS * N}
+    assert [s["mean_score"] for s in rescored["steps"]] == [s["mean_score"] for s in by_score["steps"]]
+    assert rescored["steps"][4]["verdicts"]["unparsable_gold"] == 4
+    page = (tmp_path / "plain.report.html").read_text()
+    assert "re-scored by the library" in page
+
+
+def test_memory_per_step_does_not_grow_with_steps():
+    """Rows of a step are reduced when the next step starts: the peak is one step's rows, whatever
+    the number of steps (summaries of a few hundred bytes each aside)."""
+    rng = random.Random(0)
+    rows = [Row("ds", float(k % 2), float(k % 2), "correct" if k % 2 else "wrong", pred=str(rng.randint(0, 10**6)),
+                length=rng.randint(10, 5000), group=(None, "prompt", str(k // 8)), format=1.0, gold="3")
+            for k in range(4000)]
+
+    def peak(steps: int) -> int:
+        run = RunStats(max_length=4096)
+        tracemalloc.start()
+        for step in range(steps):
+            for row in rows:
+                run.add(step, row, "read from the file")
+        run.close_step()
+        size = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert all(len(s.top_wrong) <= TOP_KEPT for s in run.steps["ds"])
+        return size
+
+    few, many = peak(5), peak(40)
+    assert many < few * 1.5, f"peak memory grew with the steps: {few} -> {many} bytes"
+
+
+@pytest.mark.skipif(_chromium() is None, reason="chromium is not installed (.ci/run installs Debian's chromium)")
+def test_run_page_renders_in_headless_chromium(tmp_path):
+    from PIL import Image
+
+    run = tmp_path / "rollouts"
+    write_run(run)
+    page = tmp_path / "run.html"
+    assert main(["report", str(run), "-o", str(page), "-q", "--data-source", "openai/gsm8k",
+                 "--max-resp-len", "600", "--length-unit", "chars"]) == 0
+    text = page.read_text()
+    assert '<h2 id="flags">Flags</h2>' in text and "answer_collapse" in text
+    assert text.count("data:image/png;base64,") == 1  # one data_source: one figure of per-step charts
+    shot = screenshot(page, tmp_path / "shot.png", tmp_path / "profile")
+    image = Image.open(shot).convert("RGB")
+    pixels = np.asarray(image, dtype=np.int16)
+    colour = float((pixels.max(axis=2) - pixels.min(axis=2) > 80).mean())
+    assert colour > 0.01, f"no chart colours on the page: {colour:.2%} saturated pixels"
+    # The chart's axes are labelled: matplotlib draws the labels into the PNG, so check the figure.
+    import matplotlib
+    matplotlib.use("Agg")
+    from rewards.reporting import charts
+
+    figures = []
+    original = charts._png
+    charts._png = lambda fig: figures.append(fig) or original(fig)
+    try:
+        from rewards.reporting.html import render_run_html
+        from rewards.reporting.runs import RunStats as _Run  # noqa: F401
+        numbers_run = _build_stats(run)
+        render_run_html(numbers_run)
+    finally:
+        charts._png = original
+    axes = figures[0].axes
+    assert len(axes) == 8 and all(ax.get_xlabel() == "step" and ax.get_ylabel() for ax in axes)
+
+
+def _build_stats(run) -> RunStats:
+    from rewards.reporting.stats import make_row
+    from schemas.reader import read_rows
+
+    stats = RunStats()
+    for item in read_rows(run):
+        stats.add(item.step, make_row("openai/gsm8k", item.value, item.value["output"], item.value,
+                                      gold=item.value["gts"]))
+    stats.close_step()
+    return stats
+
+
+def screenshot(page, shot, profile, size="1400,2300"):
+    subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={profile}", f"--screenshot={shot}", f"--window-size={size}",
+                    page.as_uri()], check=True, capture_output=True, timeout=180)
+    return shot
