@@ -15,7 +15,7 @@ from cli.launch import verl_config
 from cli.launch.memory import GIB, fsdp_activation_bytes, fsdp_step_peak_bytes
 from cli.launch.model import shape_from_config
 from cli.main import main
-from tests.test_launcher_plan import checks, gsm8k_files, model_dirs, plan_for, verl_rows  # noqa: F401 (fixtures)
+from tests.helpers.launch_plans import checks, gsm8k_files, model_dirs, plan_for, verl_rows  # noqa: F401 (fixtures)
 
 pytest.importorskip("verl")
 pytestmark = pytest.mark.verl
@@ -219,3 +219,14 @@ def test_the_plan_uses_the_measured_terms():
                and r["tokens"] == 4096 and r["gradient_checkpointing"])
     assert actor == pytest.approx(estimate_row(row), rel=1e-6)
     assert abs(actor - row["peak_mib"] / 1024) <= TOLERANCE * row["peak_mib"] / 1024
+
+
+def test_the_docs_table_shows_these_measurements():
+    """docs/launcher.md's 'measured on an H100' table: one row per measured setting, figures as recorded."""
+    docs = (BENCH.parent.parent / "docs" / "launcher.md").read_text()
+    table = docs.split("Measured on an H100", 1)[1].split("\n\n", 2)[1]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert len(cells) == len(_measured_rows())
+    shown = sorted((float(c[3]), float(c[4])) for c in cells)
+    recorded = sorted((round(r["peak_mib"] / 1024, 1), round(estimate_row(r), 1)) for r in _measured_rows())
+    assert shown == recorded

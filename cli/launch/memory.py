@@ -4,7 +4,8 @@ engine share every GPU), on the FSDP or the Megatron engine, with a suggestion w
 FSDP (`estimate_fsdp`), calibrated on an H100 (tests/bench/gpu_memory.py; the measured figures are in
 tests/bench/gpu_memory_h100.json and docs/launcher.md, and a test keeps every term within 15% of them):
 - Per parameter, sharded over the FSDP group: fp32 master weights 4 bytes (verl's model_dtype=fp32),
-  fp32 gradients 4, AdamW's two fp32 moments 8; AdamW's step holds one more fp32 copy (4) for a moment.
+  fp32 gradients 4 (freed between steps), AdamW's two fp32 moments 8; AdamW's step holds one more
+  fp32 copy (4) for a moment.
   The reference policy is forward-only and loaded in bf16: 2 bytes, sharded.
 - Activations per token (tokens = micro x (prompt + response) / Ulysses size, or
   ppo_max_token_len_per_gpu with dynamic batch size): per decoder layer 16h + 12q + 6kv + 8I bytes
@@ -250,9 +251,11 @@ def fsdp_step_peak_bytes(params: float, shard: int, activations: float) -> tuple
 
 
 def _fsdp_tokens(layout: Layout, plan: ParallelPlan) -> float:
+    """Tokens one GPU holds in a micro-batch: with dynamic batch size verl packs up to
+    ppo_max_token_len_per_gpu per GPU (a longer sequence goes alone, split over the Ulysses group)."""
     seq = plan.prompt_len + plan.response_len
     if layout.dynamic_bsz or not layout.micro:
-        return max(layout.max_tokens, seq) / layout.sp
+        return max(layout.max_tokens, seq / layout.sp)
     return int(layout.micro) * seq / layout.sp
 
 
@@ -262,8 +265,8 @@ def _fsdp_role(name: str, params: float, layout: Layout, plan: ParallelPlan, sha
     shard = max(layout.shard, 1)
     w, g, o = (params * b / shard / GIB for b in (FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES))
     full = {f"{name} weights (fp32)": w, f"{name} gradients (fp32)": g, f"{name} Adam states (fp32)": o}
+    # Between steps FSDP frees the gradients (zero_grad sets them to None): weights and Adam stay.
     resident = {f"{name} weights (fp32)": 0.0 if layout.param_offload else w,
-                f"{name} gradients (fp32)": 0.0 if layout.param_offload else g,
                 f"{name} Adam states (fp32)": 0.0 if layout.optimizer_offload else o}
     act = fsdp_activation_bytes(shape, _fsdp_tokens(layout, plan), layout.recompute == "full", logits) / GIB
     update = {**full, f"{name} activations" + (" (logits included)" if logits else ""): act}
