@@ -18,7 +18,7 @@ import io
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from .errors import first_line
 from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
@@ -105,11 +105,55 @@ class _Findings:
         self.report.stats["warning_count"] = sum(n for (s, _, _), n in self.counts.items() if s == "warning")
 
 
+@dataclass
+class _Options:
+    """How `validate_file` was asked to check (see its docstring)."""
+
+    tokenizer: Any
+    max_prompt_length: int | None
+    against: Sequence[str | Path]
+    check_gold: bool
+    overlong: str
+    chat_template_kwargs: dict[str, Any] | None
+    progress: Progress | None
+
+
+@dataclass
+class _File:
+    """What the checks read: the table, its columns as lists, and what earlier checks found."""
+
+    table: Any
+    options: _Options
+    columns: set[str] = field(init=False)
+    rows: int = field(init=False)
+    sources: list = field(init=False)
+    prompts: list = field(init=False)
+    images: list | None = field(init=False)
+    usable_prompt: list[bool] = field(default_factory=list)   # filled by `_rows`
+    golds: list[str | None] = field(default_factory=list)     # filled by `_rows`
+    registered: dict[str, Any] = field(default_factory=dict)  # filled by `_sources`
+    keys: list = field(default_factory=list)                   # filled by `_duplicates`
+
+    def __post_init__(self) -> None:
+        self.columns, self.rows = set(self.table.column_names), self.table.num_rows
+        self.sources, self.prompts = self.column("data_source"), self.column("prompt")
+        self.images = self.column(IMAGE_COLUMN) if IMAGE_COLUMN in self.columns else None
+
+    def column(self, name: str) -> list:
+        return self.table.column(name).to_pylist() if name in self.columns else [None] * self.rows
+
+    def row_images(self, i: int) -> Any:
+        return self.images[i] if self.images is not None else None
+
+
+Check = Callable[[_Findings, _File], Any]
+
+
 def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length: int | None = None,
                   against: Sequence[str | Path] = (), check_gold: bool = True, overlong: str = "error",
                   chat_template_kwargs: dict[str, Any] | None = None,
                   progress: Progress | None = None) -> ValidationReport:
-    """Validate one verl parquet (or json/jsonl) file.
+    """Validate one verl parquet (or json/jsonl) file: run `CHECKS` in order.
 
     `tokenizer` is a tokenizer object or a local path; with `max_prompt_length`, longer prompts are
     errors (`overlong="warn"` makes them warnings, for runs that rely on verl's filtering).
@@ -118,8 +162,7 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     """
     if overlong not in ("error", "warn"):
         raise ValueError("overlong must be 'error' or 'warn'")
-    name = str(path)
-    report = ValidationReport(name)
+    report = ValidationReport(str(path))
     found = _Findings(report)
     try:
         table = read_table(path)
@@ -127,59 +170,185 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
         found.error("schema", None, None, f"cannot read the file: {first_line(exc)}")
         found.close()
         return report
+    file = _File(table, _Options(tokenizer, max_prompt_length, against, check_gold, overlong,
+                                 chat_template_kwargs, progress))
+    for name, check in CHECKS:
+        stat = check(found, file)
+        if stat is not None:
+            report.stats[name] = stat
+    found.close()
+    return report
 
-    rows = table.num_rows
-    report.stats["rows"] = rows
-    if rows == 0:
+
+# -- the checks, in the order they run; each returns its entry in `report.stats` (None: none) -------
+
+def _rows(found: _Findings, file: _File) -> int:
+    """verl's columns, then every row's prompt (and images), gold and extra_info."""
+    if file.rows == 0:
         found.error("schema", None, None, "the file has no rows")
-    columns = set(table.column_names)
     for col in REQUIRED_COLUMNS:
-        if col not in columns:
+        if col not in file.columns:
             found.error("schema", None, col, "required column is missing (verl reads it for every row)")
     for col in RECOMMENDED_COLUMNS:
-        if col not in columns:
+        if col not in file.columns:
             found.warn("schema", None, col, "column is missing (verl fills a default)")
-
-    get = {c: table.column(c).to_pylist() for c in (*REQUIRED_COLUMNS, "extra_info", IMAGE_COLUMN)
-           if c in columns}
-    sources = get.get("data_source", [None] * rows)
-    prompts = get.get("prompt", [None] * rows)
-    rewards = get.get("reward_model", [None] * rows)
-    images = get.get(IMAGE_COLUMN)
-
-    usable_prompt = [_check_prompt(found, i, p, images[i] if images is not None else None)
-                     for i, p in enumerate(prompts)] if "prompt" in columns else [False] * rows
-    golds = [_check_reward_model(found, i, r) for i, r in enumerate(rewards)] if "reward_model" in columns \
-        else [None] * rows
-    if "extra_info" in get:
-        for i, extra in enumerate(get["extra_info"]):
+    file.usable_prompt = ([_check_prompt(found, i, p, file.row_images(i)) for i, p in enumerate(file.prompts)]
+                          if "prompt" in file.columns else [False] * file.rows)
+    file.golds = ([_check_reward_model(found, i, r) for i, r in enumerate(file.column("reward_model"))]
+                  if "reward_model" in file.columns else [None] * file.rows)
+    if "extra_info" in file.columns:
+        for i, extra in enumerate(file.column("extra_info")):
             if extra is not None and not isinstance(extra, dict):
                 found.error("schema", i, "extra_info", f"must be a mapping, got {type(extra).__name__}")
+    return file.rows
 
-    registered = _check_sources(found, sources) if "data_source" in columns else {}
-    report.stats["data_sources"] = dict(Counter(s for s in sources if isinstance(s, str)).most_common())
-    if check_gold and registered:
-        report.stats["gold"] = _check_golds(found, sources, golds, registered, progress)
 
-    if images is not None and any(images) and _missing_module("qwen_vl_utils"):
+def _sources(found: _Findings, file: _File) -> dict[str, int]:
+    """Every data_source has a registered scorer: an error per unknown name (first row, count)."""
+    from rewards import UnknownDataSourceError
+    from rewards.registry import get_scorer
+
+    first: dict[Any, int] = {}
+    counts: Counter = Counter()
+    for i, source in enumerate(file.sources if "data_source" in file.columns else []):
+        if not isinstance(source, str) or not source.strip():
+            found.error("data_source", i, "data_source", "missing or empty: no scorer can be chosen")
+            continue
+        counts[source] += 1
+        first.setdefault(source, i)
+    for source, row in first.items():
+        try:
+            file.registered[source] = get_scorer(source)
+        except UnknownDataSourceError as exc:
+            found.error("data_source", row, "data_source",
+                        f"{exc} [{counts[source]} row(s) use it; first is row {row}]")
+    return dict(Counter(s for s in file.sources if isinstance(s, str)).most_common())
+
+
+def _golds(found: _Findings, file: _File) -> dict[str, int] | None:
+    """Every gold scores `correct` against itself through its own scorer."""
+    if not (file.options.check_gold and file.registered):
+        return None
+    return _check_golds(found, file.sources, file.golds, file.registered, file.options.progress)
+
+
+def _image_filter(found: _Findings, file: _File) -> None:
+    """verl's overlong filter needs qwen_vl_utils for multimodal rows, or it drops them all."""
+    if file.images is not None and any(file.images) and _missing_module("qwen_vl_utils"):
         found.warn("images", None, IMAGE_COLUMN,
                    "qwen_vl_utils is not installed here: verl's overlong filter "
                    "(data.filter_overlong_prompts) would silently drop every multimodal row on this machine")
 
-    keys = [_prompt_key(p, images[i] if images is not None else None) if usable_prompt[i] else None
-            for i, p in enumerate(prompts)]
-    report.stats["duplicates"] = _check_duplicates(found, keys, golds, sources)
-    if against:
-        report.stats["overlap"] = _check_overlap(found, keys, table, against)
 
-    if tokenizer is not None and "prompt" in columns:
-        report.stats["prompt_tokens"] = _check_lengths(found, tokenizer, prompts, usable_prompt, keys,
-                                                       max_prompt_length, overlong, images is not None,
-                                                       chat_template_kwargs, progress)
-    elif max_prompt_length is not None:
-        found.warn("length", None, "prompt", "max_prompt_length given without a tokenizer: lengths not checked")
-    found.close()
-    return report
+def _duplicates(found: _Findings, file: _File) -> int:
+    """Prompts repeated in the file: a warning, or an error when the repeats disagree on the gold."""
+    file.keys = [_prompt_key(p, file.row_images(i)) if file.usable_prompt[i] else None
+                 for i, p in enumerate(file.prompts)]
+    golds, sources = file.golds, file.sources
+    seen: dict[tuple, int] = {}
+    duplicates = 0
+    for i, key in enumerate(file.keys):
+        if key is None:
+            continue
+        if key not in seen:
+            seen[key] = i
+            continue
+        duplicates += 1
+        first = seen[key]
+        if golds[i] != golds[first] or sources[i] != sources[first]:
+            found.error("duplicate", i, "prompt", f"same prompt as row {first} but a different gold "
+                        f"({golds[i]!r} vs {golds[first]!r}) or data_source")
+        else:
+            found.warn("duplicate", i, "prompt", f"duplicate of row {first}")
+    return duplicates
+
+
+def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
+    """Prompts shared with the `against` files (train/test overlap), and `extra_info` types that differ."""
+    if not file.options.against:
+        return None
+    counts = {}
+    table = file.table
+    own_extra = table.schema.field("extra_info").type if "extra_info" in table.column_names else None
+    for other in file.options.against:
+        try:
+            other_table = read_table(other)
+        except Exception as exc:
+            found.warn("overlap", None, None, f"cannot read {other} to compare: {first_line(exc)}")
+            continue
+        if own_extra is not None and "extra_info" in other_table.column_names:
+            other_extra = other_table.schema.field("extra_info").type
+            if other_extra != own_extra:
+                found.warn("schema", None, "extra_info", f"type differs from {other}'s ({own_extra} vs "
+                           f"{other_extra}); verl cannot concatenate files whose types differ")
+        other_keys: dict[tuple, int] = {}
+        if "prompt" in other_table.column_names:
+            other_images = (other_table.column(IMAGE_COLUMN).to_pylist()
+                            if IMAGE_COLUMN in other_table.column_names else None)
+            for j, prompt in enumerate(other_table.column("prompt").to_pylist()):
+                if isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
+                    other_keys.setdefault(_prompt_key(prompt, other_images[j] if other_images else None), j)
+        shared = 0
+        for i, key in enumerate(file.keys):
+            if key is not None and key in other_keys:
+                shared += 1
+                found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[key]})")
+        counts[str(other)] = shared
+    return counts
+
+
+def _lengths(found: _Findings, file: _File) -> dict[str, Any] | None:
+    """Prompt token lengths under the tokenizer's chat template, against `max_prompt_length`."""
+    o = file.options
+    if o.tokenizer is None or "prompt" not in file.columns:
+        if o.max_prompt_length is not None:
+            found.warn("length", None, "prompt", "max_prompt_length given without a tokenizer: lengths not checked")
+        return None
+    from rewards.tokenizer import load_tokenizer
+
+    from .prompt_length import percentile, prompt_lengths
+
+    tok = load_tokenizer(o.tokenizer, chat_template=True)
+    unique: dict[tuple, int] = {}
+    order: list[list[dict]] = []
+    for i, key in enumerate(file.keys):
+        if key is not None and key not in unique:
+            unique[key] = len(order)
+            order.append(file.prompts[i])
+    update = o.progress(len(order), "prompt lengths") if o.progress else None
+    lengths_unique = prompt_lengths(tok, order, o.chat_template_kwargs, update)
+    ordered = sorted(lengths_unique[unique[k]] for k in file.keys if k is not None)
+    stats: dict[str, Any] = dict(p50=percentile(ordered, 50), p95=percentile(ordered, 95),
+                                 max=ordered[-1] if ordered else 0,
+                                 mean=round(sum(ordered) / len(ordered), 1) if ordered else 0.0)
+    if file.images is not None:
+        stats["note"] = "image tokens not counted: lengths are lower bounds for multimodal rows"
+    if o.max_prompt_length is not None:
+        over = 0
+        for i, key in enumerate(file.keys):
+            if key is None:
+                continue
+            n = lengths_unique[unique[key]]
+            if n > o.max_prompt_length:
+                over += 1
+                found.add("error" if o.overlong == "error" else "warning", "length", i, "prompt",
+                          f"{n} tokens under the chat template, over max_prompt_length {o.max_prompt_length} "
+                          "(verl would drop or truncate it)")
+        stats.update(max_prompt_length=o.max_prompt_length, overlong=over)
+    return stats
+
+
+CHECKS: tuple[tuple[str, Check], ...] = (
+    ("rows", _rows),
+    ("data_sources", _sources),
+    ("gold", _golds),
+    ("images", _image_filter),
+    ("duplicates", _duplicates),
+    ("overlap", _overlap),
+    ("prompt_tokens", _lengths),
+)
+"""Each check as (its key in `report.stats`, the function); a later check may read what an earlier
+one stored on the `_File` (the usable prompts, the golds, the registered scorers, the prompt keys)."""
 
 
 def gold_response(scorer_name: str, gold: str) -> str:
@@ -187,7 +356,7 @@ def gold_response(scorer_name: str, gold: str) -> str:
     return GOLD_RESPONSES.get(scorer_name, BOXED_RESPONSE).replace("<gold>", gold)
 
 
-# -- per-row checks ---------------------------------------------------------------------------
+# -- helpers of the checks -------------------------------------------------------------------
 
 def _check_prompt(found: _Findings, i: int, prompt: Any, row_images: Any) -> bool:
     if prompt is None:
@@ -269,29 +438,6 @@ def _check_reward_model(found: _Findings, i: int, reward_model: Any) -> str | No
     return str(gold).strip()
 
 
-def _check_sources(found: _Findings, sources: list[Any]) -> dict[str, Any]:
-    """Registered entries by data_source; an error per unknown name (first row, count)."""
-    from rewards import UnknownDataSourceError
-    from rewards.registry import get_scorer
-
-    first: dict[Any, int] = {}
-    counts: Counter = Counter()
-    for i, source in enumerate(sources):
-        if not isinstance(source, str) or not source.strip():
-            found.error("data_source", i, "data_source", "missing or empty: no scorer can be chosen")
-            continue
-        counts[source] += 1
-        first.setdefault(source, i)
-    entries = {}
-    for source, row in first.items():
-        try:
-            entries[source] = get_scorer(source)
-        except UnknownDataSourceError as exc:
-            found.error("data_source", row, "data_source",
-                        f"{exc} [{counts[source]} row(s) use it; first is row {row}]")
-    return entries
-
-
 def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
                  entries: dict[str, Any], progress: Progress | None = None) -> dict[str, int]:
     """Each distinct (data_source, gold) is scored once, as a response, against itself."""
@@ -348,94 +494,6 @@ def _prompt_key(prompt: list[dict], row_images: Any) -> tuple:
         key += tuple(hashlib.sha1(im.get("bytes") or (im.get("path") or "").encode()).hexdigest()
                      for im in row_images if isinstance(im, dict))
     return key
-
-
-def _check_duplicates(found: _Findings, keys: list, golds: list, sources: list) -> int:
-    seen: dict[tuple, int] = {}
-    duplicates = 0
-    for i, key in enumerate(keys):
-        if key is None:
-            continue
-        if key not in seen:
-            seen[key] = i
-            continue
-        duplicates += 1
-        first = seen[key]
-        if golds[i] != golds[first] or sources[i] != sources[first]:
-            found.error("duplicate", i, "prompt", f"same prompt as row {first} but a different gold "
-                        f"({golds[i]!r} vs {golds[first]!r}) or data_source")
-        else:
-            found.warn("duplicate", i, "prompt", f"duplicate of row {first}")
-    return duplicates
-
-
-def _check_overlap(found: _Findings, keys: list, table, against: Iterable[str | Path]) -> dict[str, int]:
-    counts = {}
-    own_extra = table.schema.field("extra_info").type if "extra_info" in table.column_names else None
-    for other in against:
-        try:
-            other_table = read_table(other)
-        except Exception as exc:
-            found.warn("overlap", None, None, f"cannot read {other} to compare: {first_line(exc)}")
-            continue
-        if own_extra is not None and "extra_info" in other_table.column_names:
-            other_extra = other_table.schema.field("extra_info").type
-            if other_extra != own_extra:
-                found.warn("schema", None, "extra_info", f"type differs from {other}'s ({own_extra} vs "
-                           f"{other_extra}); verl cannot concatenate files whose types differ")
-        other_keys: dict[tuple, int] = {}
-        if "prompt" in other_table.column_names:
-            other_images = (other_table.column(IMAGE_COLUMN).to_pylist()
-                            if IMAGE_COLUMN in other_table.column_names else None)
-            for j, prompt in enumerate(other_table.column("prompt").to_pylist()):
-                if isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
-                    other_keys.setdefault(_prompt_key(prompt, other_images[j] if other_images else None), j)
-        shared = 0
-        for i, key in enumerate(keys):
-            if key is not None and key in other_keys:
-                shared += 1
-                found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[key]})")
-        counts[str(other)] = shared
-    return counts
-
-
-def _check_lengths(found: _Findings, tokenizer: Any, prompts: list, usable: list[bool], keys: list,
-                   max_len: int | None, overlong: str, multimodal: bool,
-                   chat_template_kwargs: dict[str, Any] | None, progress: Progress | None = None) -> dict[str, Any]:
-    from rewards.tokenizer import load_tokenizer
-
-    from .prompt_length import percentile, prompt_lengths
-
-    tok = load_tokenizer(tokenizer, chat_template=True)
-    unique: dict[tuple, int] = {}
-    order: list[list[dict]] = []
-    for i, key in enumerate(keys):
-        if key is not None and key not in unique:
-            unique[key] = len(order)
-            order.append(prompts[i])
-    update = progress(len(order), "prompt lengths") if progress else None
-    lengths_unique = prompt_lengths(tok, order, chat_template_kwargs, update)
-    lengths = [lengths_unique[unique[k]] for k in keys if k is not None]
-    stats: dict[str, Any] = {}
-    ordered = sorted(lengths)
-    stats.update(p50=percentile(ordered, 50), p95=percentile(ordered, 95),
-                 max=ordered[-1] if ordered else 0,
-                 mean=round(sum(ordered) / len(ordered), 1) if ordered else 0.0)
-    if multimodal:
-        stats["note"] = "image tokens not counted: lengths are lower bounds for multimodal rows"
-    if max_len is not None:
-        over = 0
-        for i, key in enumerate(keys):
-            if key is None:
-                continue
-            n = lengths_unique[unique[key]]
-            if n > max_len:
-                over += 1
-                found.add("error" if overlong == "error" else "warning", "length", i, "prompt",
-                          f"{n} tokens under the chat template, over max_prompt_length {max_len} "
-                          "(verl would drop or truncate it)")
-        stats.update(max_prompt_length=max_len, overlong=over)
-    return stats
 
 
 def _missing_module(name: str) -> bool:
