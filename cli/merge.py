@@ -1,8 +1,8 @@
-"""`rewards merge`: turn a verl Megatron checkpoint into a checked Hugging Face model directory.
+"""`rewards merge`: turn a verl checkpoint (FSDP or Megatron) into a checked Hugging Face model directory.
 
 Point it at a run directory (the latest step is taken unless `--step`), a `global_step_N` directory or
 a `global_step_N/actor` directory. When the model bridge already saved HF weights (verl's default) they
-are copied; otherwise verl's own merger runs (`python -m verl.model_merger merge --backend megatron`).
+are copied; otherwise verl's own merger runs (`python -m verl.model_merger merge --backend fsdp|megatron`).
 Either way the output is checked: a config, weights that exist, and the parameter count the config
 implies (within 2%).
 """
@@ -18,8 +18,8 @@ from .errors import CommandError
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "merge", help="export a verl Megatron checkpoint as a checked Hugging Face model",
-        description="Export global_step_N/actor (or critic) of a verl Megatron run to a Hugging Face "
+        "merge", help="export a verl checkpoint (FSDP or Megatron) as a checked Hugging Face model",
+        description="Export global_step_N/actor (or critic) of a verl FSDP or Megatron run to a Hugging Face "
                     "directory and check it: config present, weights present, parameter count as the "
                     "config implies.")
     p.add_argument("checkpoint", help="run directory, global_step_N directory, or global_step_N/actor directory")
@@ -54,15 +54,18 @@ def run(args) -> int:
             shutil.copytree(checkpoint.hf_dir, target, dirs_exist_ok=True)
     else:
         argv = merger_argv(checkpoint, target, python=sys.executable)
-        print(f"{step}: Megatron shards in {checkpoint.role_dir}/model/dist_ckpt; running verl's merger:")
+        where = "FSDP shards in" if checkpoint.route == "fsdp" else "Megatron shards in"
+        shards = checkpoint.role_dir if checkpoint.route == "fsdp" else checkpoint.role_dir / "model" / "dist_ckpt"
+        print(f"{step}: {where} {shards}; running verl's merger:")
         print("  " + " ".join(argv))
         if args.dry_run:
             return 0
         from .launch.command import run as run_command
         status = run_command(argv)
         if status != 0:
+            needs = "torch and transformers" if checkpoint.route == "fsdp" else "megatron-core"
             raise CommandError(f"verl's model merger failed with exit status {status} (its output is above); it needs "
-                               f"megatron-core installed, as on the training nodes")
+                               f"{needs} installed, as on the training nodes")
     return _report(check_export(target, value_model, args.base_model))
 
 

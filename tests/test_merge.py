@@ -135,3 +135,17 @@ def test_base_model_mismatch(tmp_path):
     base = Path(__file__).resolve().parent / "fixtures" / "models" / "Qwen2.5-0.5B-Instruct"
     check = check_export(out, base_config=base)
     assert any("is not the base model's" in p for p in check.problems)
+
+
+def test_fsdp_checkpoint_runs_verls_fsdp_merger(tmp_path, capsys):
+    actor = tmp_path / "run" / "global_step_5" / "actor"
+    actor.mkdir(parents=True)
+    (actor / "model_world_size_2_rank_0.pt").write_bytes(b"x")
+    (actor / "model_world_size_2_rank_1.pt").write_bytes(b"x")
+    (actor / "fsdp_config.json").write_text(json.dumps({"FSDP_version": 2, "world_size": 2}))
+    tiny("qwen2", tied=True).config.save_pretrained(actor / "huggingface")
+    assert main(["merge", str(actor.parent.parent), "--target-dir", str(tmp_path / "out"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"FSDP shards in {actor}" in out
+    assert f"-m verl.model_merger merge --backend fsdp --local_dir {actor}" in out
+    assert "--tie-word-embedding" not in out

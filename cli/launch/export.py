@@ -1,6 +1,9 @@
-"""Megatron checkpoints to Hugging Face weights: find the checkpoint, pick the export route, check the result.
+"""verl checkpoints to Hugging Face weights: find the checkpoint, pick the export route, check the result.
 
-verl 0.9.1 writes checkpoints in its "v2" layout, `global_step_N/{actor,critic}/`:
+verl 0.9.1's FSDP engine writes `global_step_N/{actor,critic}/model_world_size_W_rank_R.pt` shards with
+`fsdp_config.json` and `huggingface/` (config and tokenizer; weights too when `checkpoint.save_contents`
+asks for hf_model) -- converted by `python -m verl.model_merger merge --backend fsdp`.
+Its Megatron engine writes the "v2" layout, `global_step_N/{actor,critic}/`:
 - `model/huggingface/`: HF config and tokenizer, and the HF weights themselves when the model bridge
   saved them (the default: use_mbridge=true, use_dist_checkpointing=false) -- nothing to convert;
 - `model/dist_ckpt/`: Megatron sharded weights (use_dist_checkpointing=true, or no bridge) -- converted
@@ -38,7 +41,7 @@ class CheckpointError(ValueError):
 class Checkpoint:
     role_dir: Path                 # global_step_N/actor (or critic)
     step: int | None
-    route: str                     # "huggingface" (weights already HF) or "dist_ckpt" (needs the merger)
+    route: str                     # "huggingface" (weights already HF), "dist_ckpt" or "fsdp" (need the merger)
     hf_dir: Path                   # where the HF config (and, for "huggingface", weights) live
 
 
@@ -74,14 +77,23 @@ def find_checkpoint(path: str | Path, step: int | None = None, role: str = "acto
         return Checkpoint(path, found_step, "dist_ckpt", path / "model" / "huggingface")
     if (path / "huggingface").is_dir() and _has_weights(path / "huggingface"):
         return Checkpoint(path, found_step, "huggingface", path / "huggingface")
+    if (path / "fsdp_config.json").is_file() or any(path.glob("model_world_size_*_rank_0.pt")):
+        if not (path / "huggingface" / "config.json").is_file():
+            raise CheckpointError(f"{path}/huggingface/config.json is missing, and verl's merger reads the model's "
+                                  f"config there: copy the base model's config.json and tokenizer into it")
+        if path.name == "critic":
+            raise CheckpointError(f"{path} is an FSDP critic: verl 0.9.1's merger converts value models only from "
+                                  f"Megatron checkpoints")
+        return Checkpoint(path, found_step, "fsdp", path / "huggingface")
     if (path / "dist_ckpt").is_dir():
         raise CheckpointError(f"{path} uses the pre-0.9 checkpoint layout (dist_ckpt/ directly under {path.name}/), "
                               f"which verl 0.9.1's merger does not read: convert it with verl's "
                               f"scripts/migrate_megatron_checkpoint_layout.py first")
     if _has_weights(path) and (path / "config.json").is_file():
         return Checkpoint(path, found_step, "huggingface", path)
-    raise CheckpointError(f"no Megatron checkpoint in {path}: expected model/huggingface/ (bridge export) or "
-                          f"model/dist_ckpt/ under a global_step_N/{role} directory")
+    raise CheckpointError(f"no verl checkpoint in {path}: expected model_world_size_*_rank_0.pt shards (FSDP), "
+                          f"or model/huggingface/ (bridge export) or model/dist_ckpt/ (Megatron) under a "
+                          f"global_step_N/{role} directory")
 
 
 def _latest_step(run_dir: Path) -> int:
@@ -101,9 +113,12 @@ def _has_weights(directory: Path) -> bool:
 
 
 def merger_argv(checkpoint: Checkpoint, target_dir: str | Path, python: str = "python3") -> list[str]:
-    """verl's own Megatron merger for a dist_ckpt checkpoint."""
-    argv = [python, "-m", "verl.model_merger", "merge", "--backend", "megatron",
+    """verl's own merger for an FSDP or a Megatron dist_ckpt checkpoint."""
+    backend = "fsdp" if checkpoint.route == "fsdp" else "megatron"
+    argv = [python, "-m", "verl.model_merger", "merge", "--backend", backend,
             "--local_dir", str(checkpoint.role_dir), "--target_dir", str(target_dir)]
+    if backend == "fsdp":
+        return argv   # the FSDP merger reads tied embeddings from the config itself
     config = read_config(checkpoint.hf_dir)
     if config.get("tie_word_embeddings", False):
         argv.append("--tie-word-embedding")
