@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 
 _SEP = r"(?:,|\{,\}|\\,|\u2009|\u202f)"          # comma, LaTeX {,} and \, , thin spaces
-_INT = rf"(?:\d{{1,3}}(?:{_SEP}\d{{3}})+(?!\d)|\d+)"
+_INT = rf"(?:[1-9]\d{{0,2}}(?:{_SEP}\d{{3}})+(?!\d)|\d+)"  # `0,111` is no thousands
 _SIGN = r"[-+\u2212]?"
 # e-notation (`3.3365e-06`, `1e-10`): a decimal mantissa, or an exponent of two digits or more, so
 # that `2e-1` (two e minus one, in a MATH answer) is not read as 0.2.

@@ -59,7 +59,7 @@ _DMS = re.compile(r"(\d+)\s*\^\s*\{?\s*\\circ\s*\}?\s*(\d+(?:\.\d+)?)\s*(?:'|\^\
                   r"(?:\s*(\d+(?:\.\d+)?)\s*(?:''|\"|\^\{?\\prime\\prime\}?))?$")
 _PERCENT = re.compile(r"\\?%|\\text\{\s*percent\s*\}")
 _THIN_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~|,\\!|\\!)(?=\d{3}(?!\d))")
-_GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
 _SPACING = re.compile(r"(?<!\\)\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
 _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\le(?:qslant)?(?![a-zA-Z])", r"\\leq "), (r"\\ge(?:qslant)?(?![a-zA-Z])", r"\\geq "),
