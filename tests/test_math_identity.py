@@ -7,6 +7,7 @@ always called equal without sympy; an expression perturbed by a nonzero amount, 
 and the numeric identity test agree, threads get the same verdicts, and the counters count.
 """
 
+import gc
 import json
 import threading
 import time
@@ -133,11 +134,17 @@ def _clear_caches():
 
 
 def test_nested_root_reorder_is_correct_within_50_ms():
-    _clear_caches()
-    start = time.perf_counter()
-    out = compute_score(MATH, f"So the answer is $\\boxed{{{NESTED_REORDERED}}}$.", NESTED)
-    assert out["verdict"] == "correct"
-    assert time.perf_counter() - start < 0.05  # was a 6 s timeout; in-process it takes about 1 ms
+    # Cold caches each time; best of three, after a collection, so a GC pause or a busy core
+    # (engine workers warming up beside the test) is not what is measured.
+    gc.collect()
+    times = []
+    for _ in range(3):
+        _clear_caches()
+        start = time.perf_counter()
+        out = compute_score(MATH, f"So the answer is $\\boxed{{{NESTED_REORDERED}}}$.", NESTED)
+        times.append(time.perf_counter() - start)
+        assert out["verdict"] == "correct"
+    assert min(times) < 0.05  # was a 6 s timeout; in-process it takes about 1 ms
 
 
 EQUAL_SPELLINGS = [json.loads(line) for line in (FIXTURES / "math_fidelity_equal_spellings.jsonl").read_text().splitlines()]
