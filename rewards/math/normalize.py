@@ -38,14 +38,15 @@ _CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d)\]])(?:and|or
 _UNIT_TEXT = r"\\text\{\s*[A-Za-z][A-Za-z .\s/]*\}(?:\^\{?[23]\}?)?"
 _TEXT_UNIT = re.compile(rf"(?<=\S)\s*{_UNIT_TEXT}(?:\s*/\s*{_UNIT_TEXT})*$")
 # A unit or object named in parentheses after a number (ASDiv's `9 (apples)`); two letters or more.
-_PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\(\s*[A-Za-z][A-Za-z ]+\)$")
+_PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\((?!.*\b(?:or|not|at|less|more|than|least|most|approx\w*)\b)\s*[A-Za-z][A-Za-z ]+\)$")
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
 _APPROX = re.compile(r"\s*(?:\\approx|\\sim)(?![a-zA-Z])\s*")
 _APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
 # A comma then a space between digits separates list items (`32, 349` is two numbers, not 32349).
 _LIST_COMMA = re.compile(r"(?<=\d),\s+(?=[-+]?\d)")
 # Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
-_PROSE_THEN_MATH = re.compile(r"(?:[A-Za-z]{2,}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
+_LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
+_PROSE_THEN_MATH = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
 # e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
 _E_NUMBER = re.compile(r"(?<![\w.\\])(?:\d+\.\d+|\.\d+)[eE][-+]?\d{1,3}(?![\w.])|(?<![\w.\\])\d+[eE][-+]?\d{2,3}(?![\w.])")
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(")
