@@ -183,9 +183,7 @@ def test_run_page_renders_in_headless_chromium(tmp_path):
     charts._png = lambda fig: figures.append(fig) or original(fig)
     try:
         from rewards.reporting.html import render_run_html
-        from rewards.reporting.runs import RunStats as _Run  # noqa: F401
-        numbers_run = _build_stats(run)
-        render_run_html(numbers_run)
+        render_run_html(_build_stats(run))
     finally:
         charts._png = original
     axes = figures[0].axes
@@ -210,3 +208,32 @@ def screenshot(page, shot, profile, size="1400,2300"):
                     f"--user-data-dir={profile}", f"--screenshot={shot}", f"--window-size={size}",
                     page.as_uri()], check=True, capture_output=True, timeout=180)
     return shot
+
+
+def test_progress_bar_counts_steps_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import sys
+
+    run = tmp_path / "rollouts"
+    write_run(run, steady_step)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    bars = []
+
+    class Bar:
+        def __init__(self, **kw):
+            bars.append(kw)
+            self.n = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, k):
+            self.n += k
+            bars[-1]["n"] = self.n
+
+    monkeypatch.setattr("tqdm.tqdm", Bar)
+    assert main(["report", str(run), "-o", str(tmp_path / "r.html")]) == 0
+    assert bars == [dict(total=STEPS, unit=" steps", delay=1.0, file=sys.stderr, desc="report", leave=False,
+                         n=STEPS)]
