@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -42,6 +44,20 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     entry = get_scorer(data_source)
     settings = make_settings(entry.defaults, kwargs)
     return judge(entry, solution_str, ground_truth, extra_info, settings).to_dict()
+
+
+async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any,
+                              extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    """`compute_score` as a coroutine that never parks a thread: the in-process judging runs on
+    the event loop (bounded: rewards/region.py), and a sympy-bound check is awaited on the loop
+    while its worker computes (engine.drive). The deadline covers the whole coroutine."""
+    from .engine import drive, within
+
+    entry = get_scorer(data_source)
+    settings = make_settings(entry.defaults, kwargs)
+    with within(float(settings.timeout)):
+        result = await drive(lambda: judge(entry, solution_str, ground_truth, extra_info, settings))
+    return result.to_dict()
 
 
 def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwargs: Any) -> list[Result]:
@@ -94,19 +110,58 @@ def _gold_key(ground_truth: Any) -> Any:
 
 def judge(entry: ScorerEntry, response: Any, ground_truth: Any,
           extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
-    """Run one scorer, turning anything it raises into an `error` verdict, then compose the score."""
+    """Run one scorer within its deadline (`settings.timeout`, from now: the in-process work and
+    any wait for a worker count), turning anything it raises into an `error` verdict, then compose
+    the score."""
+    from .engine import within
+
+    with within(float(settings.timeout)):
+        result = _run_scorer(entry, response, ground_truth, extra_info, settings)
+    if result.verdict is Verdict.TIMEOUT:
+        timeouts.note(entry.name, settings.timeout)
+    # Format and shaping (rewards/compose.py); every result passes here so all carry the same keys.
+    return compose(result, response, extra_info, settings)
+
+
+def _run_scorer(entry: ScorerEntry, response: Any, ground_truth: Any,
+                extra_info: Mapping[str, Any] | None, settings: Settings) -> Result:
     if not isinstance(response, str):
-        result = failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
-        return compose(result, response, extra_info, settings)
+        return failed(Verdict.ERROR, f"response is {type(response).__name__}, not text")
     try:
         ground_truth = canonical_gold(ground_truth)
     except UnusableGold as exc:
-        result = failed(Verdict.UNPARSABLE_GOLD, refusal_logged(exc, entry.name))
-        return compose(result, response, extra_info, settings)
+        return failed(Verdict.UNPARSABLE_GOLD, refusal_logged(exc, entry.name))
     try:
-        result = entry.scorer(response, ground_truth, extra_info, settings)
+        return entry.scorer(response, ground_truth, extra_info, settings)
     except Exception as exc:  # a scorer bug must not stop a training step
         log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
-        result = failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
-    # Format and shaping (rewards/compose.py); every result passes here so all carry the same keys.
-    return compose(result, response, extra_info, settings)
+        return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
+
+
+class _TimeoutLog:
+    """Samples that ended at their deadline, reported as one log line at most every `every`
+    seconds, with counts, so a run whose answers time out says so without flooding the log."""
+
+    def __init__(self, every: float = 30.0):
+        self.every = every
+        self._lock = threading.Lock()
+        self._last = float("-inf")
+        self._since_last: dict[str, int] = {}
+        self.total = 0
+
+    def note(self, source: str, timeout: float) -> None:
+        with self._lock:
+            self.total += 1
+            self._since_last[source] = self._since_last.get(source, 0) + 1
+            now = time.monotonic()
+            if now - self._last < self.every:
+                return
+            counts, self._since_last, self._last = self._since_last, {}, now
+            total = self.total
+        shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+        log.warning("rewards: %d sample(s) ended at the %gs deadline (verdict `timeout`, reward 0) "
+                    "since the last report: %s; %d in this process so far", sum(counts.values()),
+                    timeout, shown, total)
+
+
+timeouts = _TimeoutLog()

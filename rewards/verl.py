@@ -64,18 +64,22 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
                               extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
     """`compute_score` as a coroutine, for `reward.custom_reward_function.name=compute_score_async`.
 
-    The judging itself runs off the event loop, so one slow sample never stalls the reward
-    worker's other samples; its hard deadline is the same as the synchronous call's.
+    Our scorers judge on the event loop (bounded in-process work) and await a sympy-bound check
+    there while a worker computes, so no executor thread is parked per waiting sample and the
+    deadline covers the whole coroutine (docs/verl.md, "Scheduling"). A data_source delegated to
+    verl's own scorers runs in a helper thread (those may block).
 
     >>> import asyncio
     >>> from rewards.verl import compute_score_async
     >>> asyncio.run(compute_score_async("openai/gsm8k", "#### 4", "4"))["score"]
     1.0
     """
-    import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
+    _start_engine_once()
+    if not _ours(data_source):
+        import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
 
-    return await asyncio.to_thread(compute_score, data_source, solution_str, ground_truth,
-                                   extra_info, **kwargs)
+        return await asyncio.to_thread(_delegate, data_source, solution_str, ground_truth, extra_info, kwargs)
+    return await api.compute_score_async(data_source, solution_str, ground_truth, extra_info, **kwargs)
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str],

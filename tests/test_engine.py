@@ -15,6 +15,15 @@ from rewards.engine.config import EngineConfig, from_env
 from tests.helpers import engine_funcs as f
 
 
+def _alive(pid):
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def live_pids(count=2, within=10.0):
     """The pool's worker pids once `count` are alive (replacements start in the background)."""
     end = time.monotonic() + within
@@ -270,8 +279,12 @@ class TestZygote:
     def test_without_the_zygote_workers_start_on_their_own(self):
         engine.warm_up()
         pool = engine._get_pool()
+        forked = live_pids()
         pool._zygote.process.kill()
         pool._zygote.process.wait()
+        time.sleep(0.5)  # its workers die with it (PR_SET_PDEATHSIG); idle dead ones are replaced
+        for pid in forked:
+            assert not _alive(pid)
         for _ in range(3):  # whatever the zygote's state, calls keep working
             with pytest.raises(WorkerTimeout):
                 call_bounded(f.spin, 30, timeout=0.2)

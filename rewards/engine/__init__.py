@@ -2,35 +2,41 @@
 
 `call_bounded(fn, *args, timeout=...)` is the one primitive: it runs a top-level picklable
 function in a worker from a shared, lazily started pool and returns its value, or raises
-`WorkerTimeout` (the worker is killed and replaced), `WorkerCrashed` (the worker died, e.g. at its
-memory cap) or `WorkerError` (the function raised; original type name and message kept). It is
-thread-safe and blocks only the calling thread, so it works from thread pools, asyncio executors
-(`acall_bounded`) and Ray actors alike. No `signal` is used anywhere.
+`WorkerTimeout` (no answer by the deadline: the worker is killed and replaced, or none came free
+in time), `WorkerCrashed` (the worker died, e.g. at its memory cap) or `WorkerError` (the function
+raised; original type name and message kept). The deadline is `timeout` from the call, or the
+enclosing `within(seconds)` scope's if that is earlier, and it includes waiting for a worker. It
+is thread-safe and blocks only the calling thread; `acall_bounded` is the asyncio form, which
+waits on the event loop itself, and `drive` runs synchronous scoring code on an event loop with
+its worker calls awaited that way (scope.py). No `signal` handler is installed anywhere.
 
-Configuration is per process: `REWARDS_WORKERS`, `REWARDS_WORKER_MEMORY_MB`,
+Configuration is per process: `REWARDS_WORKERS`, `REWARDS_MAX_WORKERS`, `REWARDS_WORKER_MEMORY_MB`,
 `REWARDS_WORKER_PRELOAD`, `REWARDS_ENGINE_INLINE` (debugging only), or `configure(...)`.
 """
 
 from __future__ import annotations
 
 import atexit
-import functools
 import logging
 import os
 import threading
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from .config import EngineConfig, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
+from .scope import Deferred, answered, deadline, within
+from .scope import drive as _drive
 from .stats import PoolStats
 
 if TYPE_CHECKING:  # the pool (subprocess, pipes) is imported when it first starts
     from .pool import WorkerPool
 
 __all__ = [
-    "call_bounded", "acall_bounded", "configure", "get_config", "warm_up", "shutdown", "stats",
-    "EngineConfig", "EngineError", "WorkerTimeout", "WorkerCrashed", "WorkerError", "PoolStats",
+    "call_bounded", "acall_bounded", "drive", "within", "deadline", "configure", "get_config",
+    "warm_up", "shutdown", "stats", "EngineConfig", "EngineError", "WorkerTimeout", "WorkerCrashed",
+    "WorkerError", "PoolStats", "Deferred",
 ]
 
 log = logging.getLogger("rewards")
@@ -67,35 +73,84 @@ def configure(**changes: Any) -> EngineConfig:
 
 
 def _get_pool() -> WorkerPool:
+    return _get_pool_timed()[0]
+
+
+def _get_pool_timed() -> tuple[WorkerPool, float]:
+    """The pool, and the seconds spent starting it in this call (0 when it was running): the
+    pool's one-time start is not charged to the deadline of the call that happened to trigger it."""
     global _pool
     with _lock:
         if _pool is not None and _pool.pid != os.getpid():
             _pool = None  # inherited through fork(): the workers belong to the parent process
-        if _pool is None:
-            from .pool import WorkerPool
-            _pool = WorkerPool(_current_config())
-        return _pool
+        if _pool is not None:
+            return _pool, 0.0
+        from .pool import WorkerPool
+        start = time.monotonic()
+        _pool = WorkerPool(_current_config())
+        return _pool, time.monotonic() - start
+
+
+def _end(timeout: float, start_cost: float) -> tuple[float, float]:
+    """The call's absolute deadline and its length: `timeout` from now, or the enclosing scope's
+    deadline if earlier (moved by the pool's start-up if this call paid for it)."""
+    now = time.monotonic()
+    end = now + timeout
+    scope = deadline()
+    if scope is not None:
+        end = min(end, scope + start_cost)
+    return end, end - now
+
+
+def _check_timeout(timeout: Any) -> None:
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
 
 
 def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-    """fn(*args) in a worker process, with a hard deadline of `timeout` seconds.
+    """fn(*args) in a worker process, answered within `timeout` seconds (or the enclosing
+    `within` scope's deadline, if earlier), waiting for a free worker included.
 
     Raises WorkerTimeout, WorkerCrashed or WorkerError instead of returning; a pickling error
     for an unpicklable fn or argument is raised as is, before any worker is involved.
     """
-    if not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    _check_timeout(timeout)
     if get_config().inline:
         return _call_inline(fn, args)
-    return _get_pool().call(fn, args, float(timeout))
+    known, value = answered(fn, args, timeout)  # under `drive`: the awaited answer, or Deferred
+    if known:
+        return value
+    pool, start_cost = _get_pool_timed()
+    end, budget = _end(float(timeout), start_cost)
+    if budget <= 0:
+        raise WorkerTimeout(float(timeout), queued=True)
+    return pool.call(fn, args, end, budget)
 
 
 async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-    """`call_bounded` for asyncio: waits in the loop's default executor, never blocking the loop."""
+    """`call_bounded` for asyncio: waiting for a worker and for its answer happen on the event
+    loop (no thread is parked); only the pool's one-time start runs in a helper thread."""
     import asyncio
 
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(None, functools.partial(call_bounded, fn, *args, timeout=timeout))
+    _check_timeout(timeout)
+    if get_config().inline:
+        return _call_inline(fn, args)
+    with _lock:
+        running = _pool if _pool is not None and _pool.pid == os.getpid() else None
+    if running is not None:
+        pool, start_cost = running, 0.0
+    else:
+        pool, start_cost = await asyncio.to_thread(_get_pool_timed)
+    end, budget = _end(float(timeout), start_cost)
+    if budget <= 0:
+        raise WorkerTimeout(float(timeout), queued=True)
+    return await pool.acall(fn, args, end, budget)
+
+
+async def drive(judge: Callable[[], Any]) -> Any:
+    """Run synchronous scoring code on the event loop; each worker call it makes is awaited with
+    `acall_bounded` instead of blocking (scope.py)."""
+    return await _drive(judge, acall_bounded)
 
 
 def _call_inline(fn: Callable[..., Any], args: tuple) -> Any:
@@ -116,7 +171,7 @@ def warm_up() -> None:
     """Start the pool now and wait until every worker is ready (e.g. when a reward worker starts),
     so the first calls do not wait for start-up. A no-op in inline mode."""
     if not get_config().inline:
-        _get_pool().warm_up()
+        _get_pool()
 
 
 def stats() -> PoolStats:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 ENV_WORKERS = "REWARDS_WORKERS"
+ENV_MAX_WORKERS = "REWARDS_MAX_WORKERS"
 ENV_MEMORY_MB = "REWARDS_WORKER_MEMORY_MB"
 ENV_PRELOAD = "REWARDS_WORKER_PRELOAD"
 ENV_INLINE = "REWARDS_ENGINE_INLINE"
@@ -34,6 +35,9 @@ def default_workers() -> int:
 class EngineConfig:
     workers: int = field(default_factory=default_workers)
     """Worker processes in the pool."""
+    max_workers: int | None = None
+    """How far the pool grows while callers queue (default `workers + 4`): a few answers that
+    hold workers to their deadline then cannot hold up the rest. Extra workers retire when idle."""
     memory_mb: int | None = DEFAULT_MEMORY_MB
     """Address-space cap per worker (RLIMIT_AS) in MiB; None or 0 for no cap."""
     preload: tuple[str, ...] = DEFAULT_PRELOAD
@@ -43,9 +47,17 @@ class EngineConfig:
     inline: bool = False
     """Debugging only: run functions in the calling process, with no deadline and no memory cap."""
 
+    @property
+    def worker_limit(self) -> int:
+        """`max_workers`, or its default."""
+        return self.workers + 4 if self.max_workers is None else self.max_workers
+
     def __post_init__(self) -> None:
         if not (isinstance(self.workers, int) and self.workers >= 1):
             raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
+        if self.max_workers is not None and not (isinstance(self.max_workers, int)
+                                                 and self.max_workers >= self.workers):
+            raise ValueError(f"max_workers must be an integer >= workers ({self.workers}), got {self.max_workers!r}")
         if self.memory_mb is not None and not (isinstance(self.memory_mb, int) and self.memory_mb >= 0):
             raise ValueError(f"memory_mb must be a non-negative integer or None, got {self.memory_mb!r}")
 
@@ -57,6 +69,8 @@ def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineCon
     changes: dict[str, Any] = {}
     if env.get(ENV_WORKERS):
         changes["workers"] = _int(env, ENV_WORKERS)
+    if env.get(ENV_MAX_WORKERS):
+        changes["max_workers"] = _int(env, ENV_MAX_WORKERS)
     if env.get(ENV_MEMORY_MB):
         changes["memory_mb"] = _int(env, ENV_MEMORY_MB) or None
     if ENV_PRELOAD in env:  # set but empty: preload nothing

@@ -8,13 +8,18 @@ class EngineError(RuntimeError):
 
 
 class WorkerTimeout(EngineError):
-    """The call ran past its deadline; its worker was killed and is being replaced."""
+    """The call ran past its deadline (its worker was killed and is being replaced), or, `queued`,
+    no worker came free before the deadline (nothing was run)."""
 
-    def __init__(self, timeout: float, fn_name: str = ""):
+    def __init__(self, timeout: float, fn_name: str = "", queued: bool = False):
         self.timeout = timeout
         self.fn_name = fn_name
+        self.queued = queued
         where = f" {fn_name}" if fn_name else ""
-        super().__init__(f"call{where} exceeded its {timeout:g} s deadline; the worker was killed")
+        if queued:
+            super().__init__(f"no worker came free within the call's {timeout:g} s deadline")
+        else:
+            super().__init__(f"call{where} exceeded its {timeout:g} s deadline; the worker was killed")
 
 
 class WorkerCrashed(EngineError):

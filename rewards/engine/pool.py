@@ -9,8 +9,15 @@ refuse to start children from daemonic processes. Here a fresh interpreter, the 
 `python -m rewards.engine.worker`. Either way a worker talks over two private pipes, so the pool
 starts the same way from threads, asyncio executors, Ray actors or a plain script. A call that
 overruns its deadline gets its worker killed (SIGKILL; no signal handlers anywhere) and a
-replacement started in the background. Deadlines cover the call only: worker start-up and module
-imports happen before the clock starts.
+replacement started in the background.
+
+Scheduling (docs/verl.md, "Scheduling"): a call's deadline is an absolute time that covers waiting
+for a worker as well as the work, so a call that cannot get a worker in time ends at its deadline.
+Waiting callers, threads and asyncio tasks alike, are served first come, first served; while any
+wait, the pool grows by one worker at a time up to `max_workers` (forked from the zygote in
+milliseconds), and workers above `workers` retire after a few idle seconds. asyncio callers wait on
+the event loop itself (`add_reader` on the worker's pipe), never in a parked thread. Only the
+pool's one-time start (the zygote importing sympy) is outside deadlines.
 """
 
 from __future__ import annotations
@@ -18,10 +25,14 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import queue
 import socket
 import subprocess
 import sys
 import threading
+import time
+from collections import deque
+from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
@@ -49,10 +60,48 @@ def _sys_path() -> list[str]:
 
 
 def _start(module: str, fds: tuple[int, ...], *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", module, *map(str, fds), *args], pass_fds=fds, env=_env(),
-        stdin=subprocess.DEVNULL,
-        start_new_session=True)  # a terminal's Ctrl-C goes to the caller, which shuts us down
+    command = [sys.executable, "-m", module, *map(str, fds), *args]
+    return _launcher().run(lambda: subprocess.Popen(
+        command, pass_fds=fds, env=_env(), stdin=subprocess.DEVNULL,
+        start_new_session=True))  # a terminal's Ctrl-C goes to the caller, which shuts us down
+
+
+class _Launcher:
+    """The one thread that starts this process's children, alive as long as the process.
+
+    Children ask the kernel to kill them when their parent dies (`PR_SET_PDEATHSIG`), and the
+    kernel means the parent *thread*: a zygote started from a short-lived thread (verl's executor,
+    our warm-up thread) would be killed when that thread ended."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="rewards-launcher", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                done.set_exception(exc)
+
+    def run(self, job: Callable[[], Any]) -> Any:
+        done: Future = Future()
+        self._jobs.put((job, done))
+        return done.result()
+
+
+_launcher_lock = threading.Lock()
+_the_launcher: _Launcher | None = None
+
+
+def _launcher() -> _Launcher:
+    global _the_launcher
+    with _launcher_lock:
+        if _the_launcher is None or _the_launcher.pid != os.getpid():  # threads do not survive fork()
+            _the_launcher = _Launcher()
+        return _the_launcher
 
 
 class _Popened:
@@ -113,7 +162,7 @@ class _Zygote:
         self._send, self._recv = send_message, recv_message
         ours, theirs = socket.socketpair()
         try:
-            self.process = _start("rewards.engine.zygote", (theirs.fileno(),))
+            self.process = _start("rewards.engine.zygote", (theirs.fileno(),), str(os.getpid()))
         except BaseException:
             ours.close()
             raise
@@ -198,6 +247,8 @@ class _Worker:
         self.outbox = outbox
         self.modules: set[str] = set()  # filled from the ready message: what actually imported
         self.ready = False
+        self.idle_since = 0.0
+        self.busy_since = 0.0
 
     def poll_ready(self) -> bool:
         """True once the worker has said `ready` (never blocks)."""
@@ -240,8 +291,43 @@ class _Worker:
                 pass
 
 
+EXTRA_IDLE_S = 5.0
+"""Seconds a worker above the configured count may sit idle before it retires."""
+STUCK_S = 1.0
+"""A worker on one call for longer than this counts as held (sympy checks take 20-200 ms when
+warm): while callers queue, the pool adds one worker per held one, up to `max_workers`. Growing
+for a queue of ordinary checks would only add processes competing for the same cores."""
+RECHECK_S = 0.1
+"""How often a queued caller re-checks whether the pool should grow."""
+
+
+class _Waiter:
+    """A caller queued for a worker: a thread (an Event) or an asyncio task (a future on its loop).
+    `worker` is set, under the pool's lock, when one is handed over."""
+
+    __slots__ = ("event", "loop", "future", "worker", "abandoned")
+
+    def __init__(self, loop: Any = None):
+        self.loop = loop
+        self.future = loop.create_future() if loop is not None else None
+        self.event = threading.Event() if loop is None else None
+        self.worker: _Worker | None = None
+        self.abandoned = False
+
+    def wake(self) -> None:
+        if self.loop is None:
+            self.event.set()
+        else:
+            self.loop.call_soon_threadsafe(_resolve, self.future)
+
+
+def _resolve(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class WorkerPool:
-    """Fixed-size pool; each call borrows one worker and blocks only its calling thread."""
+    """A pool of `workers` to `max_workers` processes; each call borrows one worker."""
 
     def __init__(self, config: EngineConfig):
         self.config = config
@@ -252,9 +338,13 @@ class WorkerPool:
         self._cond = threading.Condition()
         self._idle: list[_Worker] = []
         self._live: set[_Worker] = set()
+        self._waiters: deque[_Waiter] = deque()
+        self._starting = 0
         self._closed = False
         self._zygote = self._start_zygote()
         for _ in range(config.workers):
+            with self._cond:
+                self._starting += 1
             self._add_worker()
 
     def _start_zygote(self) -> _Zygote | None:
@@ -277,26 +367,38 @@ class WorkerPool:
                 log.warning("rewards: %s; starting workers on their own from now on", exc)
         return _popen_worker(self._memory_mb, preload)
 
-    # -- borrowing -------------------------------------------------------------------------
+    # -- calls -----------------------------------------------------------------------------
 
-    def call(self, fn: Callable[..., Any], args: tuple, timeout: float) -> Any:
+    def _payload(self, fn: Callable[..., Any], args: tuple, end: float) -> tuple[bytes, str | None]:
         module = getattr(fn, "__module__", None)
         if module == "__main__":
             raise ValueError(f"{getattr(fn, '__qualname__', fn)!r} is defined in __main__; workers "
                              "can only run functions from importable modules")
-        payload = pickle.dumps(("call", fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+        cpu_seconds = min(max(end - time.monotonic(), 0.0), 3600.0) + 1.0  # backstop, see worker.py
+        payload = pickle.dumps(("call", fn, args, cpu_seconds), protocol=pickle.HIGHEST_PROTOCOL)
         if module and module not in self._preload:
             with self._cond:
                 if module not in self._preload:
                     self._preload.append(module)  # replacements warm up with it
-        worker = self._acquire()
+        return payload, module
+
+    def call(self, fn: Callable[..., Any], args: tuple, end: float, budget: float) -> Any:
+        """fn(*args) in a worker, answered by `end` (time.monotonic()) or WorkerTimeout then;
+        `budget` is the deadline's length, for messages."""
+        payload, module = self._payload(fn, args, end)
+        worker = self._acquire(end, budget)
+        while not self._usable(worker):
+            worker = self._acquire(end, budget)
         try:
             if module and module not in worker.modules:
-                self._exchange(worker, pickle.dumps(("import", module)), STARTUP_TIMEOUT, fn)
-                worker.modules.add(module)
-            with self._cond:
-                self.stats.calls += 1
-            return self._exchange(worker, payload, timeout, fn)
+                self._import(worker, module, fn)
+            self._count_call()
+            try:
+                worker.outbox.send_bytes(payload)
+                answered = worker.inbox.poll(max(end - time.monotonic(), 0.0))
+            except (OSError, EOFError):  # broken pipe: the worker is gone
+                answered = True
+            return self._reply(worker, answered, budget, fn)
         except (WorkerTimeout, WorkerCrashed):
             self._replace(worker)
             worker = None
@@ -305,21 +407,68 @@ class WorkerPool:
             if worker is not None:
                 self._release(worker)
 
-    def _exchange(self, worker: _Worker, payload: bytes, timeout: float, fn: Callable) -> Any:
+    async def acall(self, fn: Callable[..., Any], args: tuple, end: float, budget: float) -> Any:
+        """`call` for asyncio: the wait for a worker and for its answer are awaited on the loop."""
+        import asyncio
+
+        payload, module = self._payload(fn, args, end)
+        worker = await self._acquire_async(end, budget)
+        while not self._usable(worker):
+            worker = await self._acquire_async(end, budget)
         try:
-            worker.outbox.send_bytes(payload)
-            answered = worker.inbox.poll(timeout)
-        except (OSError, EOFError):  # broken pipe: the worker is gone
+            if module and module not in worker.modules:
+                await asyncio.to_thread(self._import, worker, module, fn)
+            self._count_call()
+            try:
+                worker.outbox.send_bytes(payload)
+                answered = await _readable(worker.inbox, end)
+            except (OSError, EOFError):
+                answered = True
+            return self._reply(worker, answered, budget, fn)
+        except WorkerError:
+            raise  # an ordinary answer: the worker is fine (released below)
+        except BaseException:  # timeout, crash, or cancelled mid-call (its answer would go astray)
+            self._replace(worker)
+            worker = None
+            raise
+        finally:
+            if worker is not None:
+                self._release(worker)
+
+    def _usable(self, worker: _Worker) -> bool:
+        """False for a worker that died while idle (its pipe reads end-of-file; an idle worker
+        never writes), which is then replaced: e.g. killed with the zygote."""
+        try:
+            dead = worker.inbox.poll(0)
+        except (OSError, EOFError):
+            dead = True
+        if dead:
+            self._replace(worker)
+        return not dead
+
+    def _count_call(self) -> None:
+        with self._cond:
+            self.stats.calls += 1
+
+    def _import(self, worker: _Worker, module: str, fn: Callable) -> None:
+        """A module first needed now: imported in this worker with the start-up allowance."""
+        try:
+            worker.outbox.send_bytes(pickle.dumps(("import", module)))
+            answered = worker.inbox.poll(STARTUP_TIMEOUT)
+        except (OSError, EOFError):
             answered = True
+        self._reply(worker, answered, STARTUP_TIMEOUT, fn)
+        worker.modules.add(module)
+
+    def _reply(self, worker: _Worker, answered: bool, budget: float, fn: Callable) -> Any:
         if not answered:
             with self._cond:
                 self.stats.timeouts += 1
-            raise WorkerTimeout(timeout, getattr(fn, "__qualname__", ""))
+            raise WorkerTimeout(budget, getattr(fn, "__qualname__", ""))
         try:
             reply = worker.inbox.recv()
         except (EOFError, OSError):
             code = worker.exitcode()
-            worker.kill()
             with self._cond:
                 self.stats.crashes += 1
             raise WorkerCrashed(f"worker died during the call (exit code {code})", code) from None
@@ -333,38 +482,141 @@ class WorkerPool:
             self.stats.errors += 1
         raise WorkerError(reply[1], reply[2], reply[3])
 
-    def _acquire(self) -> _Worker:
-        while True:
-            with self._cond:
-                while not self._idle:
-                    if self._closed:
-                        raise WorkerCrashed("the worker pool is shut down")
-                    self._cond.wait()
-                worker = next((w for w in self._idle if self._safe_ready(w)), self._idle[0])
-                self._idle.remove(worker)
-            try:
-                worker.wait_ready(STARTUP_TIMEOUT)
-                return worker
-            except WorkerCrashed:
-                self._replace(worker)
-                raise
+    # -- borrowing -------------------------------------------------------------------------
 
-    @staticmethod
-    def _safe_ready(worker: _Worker) -> bool:
+    def _take_idle(self) -> _Worker | None:
+        """An idle worker when nobody is queued ahead (under the lock)."""
+        if self._closed:
+            raise WorkerCrashed("the worker pool is shut down")
+        if self._idle and not self._waiters:
+            worker = self._idle.pop()
+            worker.busy_since = time.monotonic()
+            return worker
+        return None
+
+    def _enqueue(self, waiter: _Waiter) -> None:
+        """Queue a caller (under the lock)."""
+        self._waiters.append(waiter)
+        self._maybe_grow()
+
+    def _maybe_grow(self) -> None:
+        """Start one more worker (under the lock) when callers queue while workers are held by
+        long calls: one extra per held worker, never above `max_workers`."""
+        if not self._waiters or self._closed or len(self._waiters) <= self._starting:
+            return
+        now = time.monotonic()
+        idle = set(self._idle)
+        held = sum(1 for w in self._live if w not in idle and now - w.busy_since > STUCK_S)
+        allowed = min(self.config.worker_limit, self.size + held)
+        if len(self._live) + self._starting < allowed:
+            self._starting += 1
+            self.stats.grown += 1
+            threading.Thread(target=self._add_worker, name="rewards-worker-start", daemon=True).start()
+
+    def _give_up(self, waiter: _Waiter) -> _Worker | None:
+        """The caller stops waiting (under the lock): its worker if one was handed over meanwhile."""
+        if waiter.worker is not None:
+            return waiter.worker
+        waiter.abandoned = True
         try:
-            return worker.poll_ready()
-        except WorkerCrashed:
-            return True  # let the borrower find out and replace it
+            self._waiters.remove(waiter)
+        except ValueError:
+            pass
+        return None
+
+    def _no_worker(self, budget: float) -> Exception:
+        if self._closed:
+            return WorkerCrashed("the worker pool is shut down")
+        self.stats.queue_timeouts += 1
+        return WorkerTimeout(budget, queued=True)
+
+    def _acquire(self, end: float, budget: float) -> _Worker:
+        with self._cond:
+            worker = self._take_idle()
+            if worker is not None:
+                return worker
+            waiter = _Waiter()
+            self._enqueue(waiter)
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or waiter.event.wait(min(left, RECHECK_S)):
+                break
+            with self._cond:
+                self._maybe_grow()
+        with self._cond:
+            worker = self._give_up(waiter)
+            if worker is None:
+                raise self._no_worker(budget)
+        return worker
+
+    async def _acquire_async(self, end: float, budget: float) -> _Worker:
+        import asyncio
+
+        with self._cond:
+            worker = self._take_idle()
+            if worker is not None:
+                return worker
+            waiter = _Waiter(asyncio.get_running_loop())
+            self._enqueue(waiter)
+        try:
+            while True:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                await asyncio.wait((waiter.future,), timeout=min(left, RECHECK_S))
+                if waiter.future.done():
+                    break
+                with self._cond:
+                    self._maybe_grow()
+        except BaseException:  # cancelled: hand back anything that arrived meanwhile
+            with self._cond:
+                worker = self._give_up(waiter)
+            if worker is not None:
+                self._release(worker)
+            raise
+        with self._cond:
+            worker = self._give_up(waiter)
+            if worker is None:
+                raise self._no_worker(budget)
+        return worker
+
+    def _offer(self, worker: _Worker) -> None:
+        """A free worker goes to the longest-waiting caller, else to the idle list (under the lock)."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if waiter.abandoned:
+                continue
+            worker.busy_since = time.monotonic()
+            waiter.worker = worker
+            try:
+                waiter.wake()
+                return
+            except RuntimeError:  # its event loop is closed
+                waiter.worker = None
+        worker.idle_since = time.monotonic()
+        self._idle.append(worker)
 
     def _release(self, worker: _Worker) -> None:
+        retired = []
         with self._cond:
             if self._closed:
                 self._live.discard(worker)
+                retired.append(worker)
             else:
-                self._idle.append(worker)
-                self._cond.notify()
-                return
-        worker.kill()
+                self._offer(worker)
+                retired = self._retire_extras()
+        for old in retired:
+            threading.Thread(target=old.kill, name="rewards-worker-retire", daemon=True).start()
+
+    def _retire_extras(self) -> list[_Worker]:
+        """Workers above the configured count that idled past EXTRA_IDLE_S (under the lock)."""
+        retired = []
+        cutoff = time.monotonic() - EXTRA_IDLE_S
+        while len(self._live) > self.size and self._idle and self._idle[0].idle_since < cutoff:
+            worker = self._idle.pop(0)
+            self._live.discard(worker)
+            retired.append(worker)
+        return retired
 
     def _replace(self, worker: _Worker) -> None:
         """Kill a worker now; reap it and start its replacement in the background, so the caller
@@ -375,8 +627,10 @@ class WorkerPool:
             pass
         with self._cond:
             self._live.discard(worker)
-            restart = not self._closed
+            restart = not self._closed and (
+                len(self._live) + self._starting < self.size or len(self._waiters) > self._starting)
             if restart:
+                self._starting += 1
                 self.stats.restarts += 1
         threading.Thread(target=self._reap_and_restart, args=(worker, restart),
                          name="rewards-worker-restart", daemon=True).start()
@@ -384,42 +638,46 @@ class WorkerPool:
     def _reap_and_restart(self, worker: _Worker, restart: bool) -> None:
         worker.kill()
         if restart:
-            try:
-                self._add_worker()
-            except OSError as exc:  # cannot start a process now; the next call will say so
-                log.warning("rewards: could not start a replacement worker: %s", exc)
+            self._add_worker()
 
     def _add_worker(self) -> None:
+        """Start one worker (the caller has counted it in `_starting`) and offer it once ready."""
         with self._cond:
             preload = tuple(self._preload)
-        worker = self._launch(preload)
+        try:
+            worker = self._launch(preload)
+        except OSError as exc:  # cannot start a process now; waiting callers time out
+            with self._cond:
+                self._starting -= 1
+            log.warning("rewards: could not start a worker: %s", exc)
+            return
+        try:
+            worker.wait_ready(STARTUP_TIMEOUT)
+        except WorkerCrashed as exc:
+            worker.kill()
+            with self._cond:
+                self._starting -= 1
+            log.warning("rewards: a new worker failed to start: %s", exc)
+            return
         with self._cond:
-            if self._closed:
-                closing = True
-            else:
-                closing = False
+            self._starting -= 1
+            closing = self._closed
+            if not closing:
                 self._live.add(worker)
-                self._idle.append(worker)
-                self._cond.notify()
+                self.stats.peak_workers = max(self.stats.peak_workers, len(self._live))
+                self._offer(worker)
         if closing:
             worker.kill()
 
     def warm_up(self) -> None:
-        """Return once every worker has started (borrowing each in turn, so it is safe while
-        other threads use the pool)."""
-        borrowed = []
-        try:
-            for _ in range(self.size):
-                borrowed.append(self._acquire())
-        finally:
-            for worker in borrowed:
-                self._release(worker)
+        """Every configured worker is started and ready once the pool exists; kept for callers
+        that want to say so explicitly."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def shutdown(self, wait: float = 2.0) -> None:
         """Close every worker: idle ones exit on end-of-input, busy ones are killed (their callers
-        get WorkerCrashed and close the pipes themselves)."""
+        get WorkerCrashed and close the pipes themselves); queued callers get WorkerCrashed."""
         with self._cond:
             if self._closed:
                 return
@@ -428,7 +686,13 @@ class WorkerPool:
             busy = [w for w in self._live if w not in idle]
             self._live.clear()
             self._idle.clear()
-            self._cond.notify_all()
+            waiters = list(self._waiters)
+            self._waiters.clear()
+            for waiter in waiters:
+                try:
+                    waiter.wake()
+                except RuntimeError:
+                    pass
         if os.getpid() != self.pid:
             return  # an inherited copy after fork(): the processes belong to the parent
         for worker in busy:
@@ -454,3 +718,25 @@ class WorkerPool:
     def pids(self) -> list[int]:
         with self._cond:
             return sorted(w.process.pid for w in self._live)
+
+
+async def _readable(conn: Connection, end: float) -> bool:
+    """Whether `conn` has data by `end`, waiting on the running event loop (no thread)."""
+    import asyncio
+
+    if conn.poll(0):
+        return True
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    fd = conn.fileno()
+    try:
+        loop.add_reader(fd, _resolve, done)
+    except NotImplementedError:  # an event loop without readers (Windows' proactor)
+        return await asyncio.to_thread(conn.poll, max(end - time.monotonic(), 0.0))
+    try:
+        await asyncio.wait_for(done, max(end - time.monotonic(), 0.0))
+        return True
+    except TimeoutError:
+        return conn.poll(0)
+    finally:
+        loop.remove_reader(fd)

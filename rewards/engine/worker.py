@@ -5,6 +5,12 @@ its own address space, takes the caller's sys.path and warm-up modules, says `re
 pickled calls one at a time. A MemoryError ends the process (its heap cannot be trusted after);
 the parent sees that as a crash and starts a replacement. It exits when its input pipe closes or
 its parent disappears.
+
+Dying with the caller, however the caller dies (Ray ends actors with SIGKILL, which runs no
+clean-up): the kernel sends SIGKILL to this process when its parent does (`PR_SET_PDEATHSIG`,
+Linux), a watcher thread checks the parent every second where that is unavailable, and each call
+runs under a CPU-time limit a little above its deadline (`RLIMIT_CPU`), so even a worker that
+outlived every other mechanism stops computing by itself.
 """
 
 from __future__ import annotations
@@ -34,6 +40,52 @@ def cap_memory(memory_mb: int) -> None:
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux only; elsewhere the
+    parent watch is the mechanism), and exit now if the parent is already gone.
+
+    The signal fires when the *thread* that forked this process ends, so the pool starts its
+    children from one long-lived thread (pool.py), and the zygote is single-threaded."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # died before the request took effect
+        os._exit(0)
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    except (ImportError, ValueError, OSError):  # no core files from the CPU limit below
+        pass
+
+
+def limit_cpu(seconds: float) -> None:
+    """Let this process use at most `seconds` more CPU time (then the kernel ends it with SIGXCPU):
+    a backstop under the parent's deadline, which always fires first while the parent lives."""
+    try:
+        import resource
+    except ImportError:
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ValueError, OSError):
+        pass
 
 
 def watch_parent(parent_pid: int, every: float = 1.0) -> None:
@@ -85,10 +137,11 @@ def run_calls(inbox: Connection, outbox: Connection) -> None:
             _out_of_memory(outbox)
 
 
-def run_forked(in_fd: int, out_fd: int, memory_mb: int, loaded: list[str]) -> None:
+def run_forked(in_fd: int, out_fd: int, memory_mb: int, loaded: list[str], zygote_pid: int) -> None:
     """A worker forked by the zygote (already prepared): cap, say `ready`, run calls."""
+    die_with_parent(zygote_pid)
     cap_memory(memory_mb)
-    watch_parent(os.getppid())
+    watch_parent(zygote_pid)
     inbox, outbox = Connection(in_fd, writable=False), Connection(out_fd, readable=False)
     try:
         outbox.send(("ready", os.getpid(), loaded))
@@ -104,7 +157,8 @@ def handle(data: bytes) -> bytes:
         if message[0] == "import":
             import_module(message[1])
             return pickle.dumps(("ok", None))
-        _, fn, args = message
+        _, fn, args, cpu_seconds = message
+        limit_cpu(cpu_seconds)
         value = fn(*args)
         return pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
@@ -122,6 +176,7 @@ def _out_of_memory(outbox: Connection) -> None:
 
 def main(argv: list[str]) -> None:
     in_fd, out_fd, memory_mb, parent_pid = (int(a) for a in argv)
+    die_with_parent(parent_pid)
     cap_memory(memory_mb)
     watch_parent(parent_pid)
     try:

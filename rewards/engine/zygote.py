@@ -26,7 +26,7 @@ import socket
 import struct
 import sys
 
-from .worker import prepare, run_forked
+from .worker import die_with_parent, prepare, run_forked
 
 _HEADER = struct.Struct("!I")
 
@@ -84,11 +84,12 @@ def serve(sock: socket.socket) -> None:
             missing = tuple(m for m in message[1] if m.partition(":")[0] not in loaded)
             if missing:  # modules first seen since start-up: import them once, here
                 loaded += prepare(sys_path, missing)
+            me = os.getpid()
             pid = os.fork()
             if pid == 0:  # the new worker
                 sock.close()
                 try:
-                    run_forked(fds[0], fds[1], memory_mb, loaded)
+                    run_forked(fds[0], fds[1], memory_mb, loaded, me)
                 finally:
                     os._exit(0)
             for fd in fds:
@@ -104,6 +105,7 @@ def serve(sock: socket.socket) -> None:
 
 
 def main(argv: list[str]) -> None:
+    die_with_parent(int(argv[1]))
     serve(socket.socket(fileno=int(argv[0])))
 
 

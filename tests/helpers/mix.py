@@ -1,0 +1,60 @@
+"""The reward-loop mix of issue 13: 72 fast-path samples, 48 correct answers that need a worker
+(spelt differently from their golds), 8 power towers and huge factorials. Shared by the tests and
+tests/bench/reward_loop.py, so the benchmark measures what the tests assert."""
+
+from __future__ import annotations
+
+MATH = "lighteval/MATH"
+GSM8K = "openai/gsm8k"
+
+
+def fast(n: int = 72) -> list[tuple[str, str, str]]:
+    rows = []
+    for k in range(n):
+        if k % 3 == 0:
+            rows.append((GSM8K, f"She has {k} apples and buys {k + 1} more. #### {2 * k + 1}", f"#### {2 * k + 1}"))
+        elif k % 3 == 1:
+            rows.append((MATH, f"So the answer is $\\boxed{{\\frac{{{k}}}{{{k + 1}}}}}$.", f"\\frac{{{k}}}{{{k + 1}}}"))
+        else:
+            rows.append((MATH, f"Thus \\boxed{{{k + 3}}}.", f"{k + 2}"))  # wrong, settled exactly
+    return rows
+
+
+def symbolic(n: int = 48) -> list[tuple[str, str, str]]:
+    """Correct answers whose spelling only the worker's symbolic check relates to the gold's
+    (trigonometric values, binomials): each pair distinct, so no verdict cache helps."""
+    rows = []
+    for k in range(2, 2 + n):
+        kind = k % 4
+        if kind == 0:
+            rows.append((MATH, f"We get $\\boxed{{\\binom{{{k + 3}}}{{2}}}}$.", str((k + 3) * (k + 2) // 2)))
+        elif kind == 1:
+            rows.append((MATH, f"Hence \\boxed{{{2 * k}\\cos\\frac{{\\pi}}{{3}}}}.", str(k)))
+        elif kind == 2:
+            rows.append((MATH, f"\\boxed{{{k}\\tan\\frac{{\\pi}}{{4}}}}", str(k)))
+        else:
+            rows.append((MATH, f"\\boxed{{{2 * k}\\sin\\frac{{\\pi}}{{6}}}}", str(k)))
+    return rows
+
+
+def pathological(n: int = 8) -> list[tuple[str, str, str]]:
+    answers = ["10^{10^{10^{10}}}", "9999999!", "(10^{100})!", "2^{2^{2^{2^{2^{2}}}}}",
+               "3^{3^{3^{3}}}", "10^{10^{9}}+1", "(10^{10})!-1", "7^{7^{7^{7}}}"]
+    return [(MATH, f"The value is \\boxed{{{answers[k % len(answers)]}}}.", f"{k + 2}\\sqrt{{5}}")
+            for k in range(n)]
+
+
+def mix() -> list[tuple[str, str, str]]:
+    """The 128 samples, interleaved so every kind arrives throughout."""
+    groups = [fast(), symbolic(), pathological()]
+    rows = []
+    while any(groups):
+        for g in groups:
+            take = max(1, len(g) // 8) if g else 0
+            rows.extend(g[:take])
+            del g[:take]
+    return rows
+
+
+SLOW_ADMITTED = (MATH, "\\boxed{\\sum_{k=1}^{9000} k^{k}}", "7")
+"""An answer the cost rule admits that still holds a worker until its deadline."""
