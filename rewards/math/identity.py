@@ -1,24 +1,26 @@
 """Numeric identity testing at high precision: equal values without sympy, near misses kept wrong.
 
-Both answers are read into the same tree as the float disproof (`numeric.read`), then evaluated
-with mpmath (a dependency of sympy) at two working precisions, LOW and HIGH digits, at the same
-points: the constants alone, or three complex points for the variables (complex, so `x` against
-`\\sqrt{x^2}` differs, as it does for sympy, which assumes no signs). Equal means the difference
-vanishes at both precisions, relative to the size of the values: below 10^-(LOW-15) and
-10^-(HIGH-15). A near miss that differs past the 15th digit (`\\pi - 10^{-40}`, `e^{\\pi\\sqrt{163}}`
-against 262537412640768744) shows its difference at HIGH and is wrong; so is any pair whose
-difference is clearly nonzero and the same at both precisions (a proof of difference at a point).
-Anything in between is left to sympy.
+Both answers are read into the tree the float disproof uses (`numeric.read`) and evaluated with
+mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, three
+rounds of complex points whose arguments lie in the first, second and third quadrant (so `x`
+against `\\sqrt{x^2}` and `\\sqrt{x}\\sqrt{y}` against `\\sqrt{xy}` differ, as they do for sympy, which
+assumes no signs). At each point:
 
-What is bounded, so a check costs well under a millisecond and a near miss cannot hide below the
-working precision: at most MAX_TOKENS tokens a side; number literals of at most 40 digits; every
-intermediate value zero or of magnitude within 10^-MAX_MAGNITUDE..10^MAX_MAGNITUDE (a sum can span
-at most 2 * MAX_MAGNITUDE digits, well inside HIGH); powers with exponents up to 1000; factorials
-of 0..20. Branches are the principal ones, as in sympy: `\\sqrt{-4}` is 2i. Spellings readers
-disagree on are refused as in the float disproof, and so are a negative real base under a
-fractional power and an nth root of a negative number (`\\sqrt[3]{-8}`: -2 or the principal root?).
-An equality this test accepts is exact to more than 100 significant digits; only an answer
-engineered to agree with the gold beyond that, within these bounds, could pass it.
+- equal when the difference, relative to max(1, |a|, |b|), vanishes at 50 and at 120 digits
+  (below 10^-35 and 10^-105) and every intermediate value is zero or within 10^-20..10^20, so a
+  sum spans at most 40 digits and no term can hide below the working precision;
+- different when the difference is clearly above one precision's rounding noise and the same
+  (to 0.1%) at the next (50/120, else 120/250 digits): `\\frac{1}{2^{99}}` against
+  `\\frac{1}{2^{98}}`, `\\pi - 10^{-60}` against `\\pi`, `e^{\\pi\\sqrt{163}}` against
+  262537412640768744; rounding noise is never stable across precisions;
+- otherwise None: sympy decides (`\\sin(\\pi)` against 0 is rounding noise, not a proof).
+
+Bounded so a check costs well under a millisecond to a few: MAX_TOKENS tokens a side, literals of
+at most 40 digits, exponents up to 1000, factorials of 0..20, values below 10^300. Branches are
+principal, as in sympy (`\\sqrt{-4}` is 2i); a negative real base under a fractional power and an
+nth root of a negative number (`\\sqrt[3]{-8}`: -2 or the principal root?) are refused, as are the
+spellings the float disproof refuses. The limit of the method: an answer engineered, within these
+bounds, to agree with the gold beyond about 100 significant digits would be called equal.
 """
 
 from __future__ import annotations
@@ -56,12 +58,10 @@ def _points() -> tuple:
 
 
 _POINTS = _points()
-_local = threading.local()
 
 
 class _Context:
-    """An mpmath context at one precision with its thresholds; one per thread, because mpmath
-    changes a context's precision while it works."""
+    """An mpmath context at one precision with its threshold."""
 
     def __init__(self, digits: int):
         self.mp = MPContext()
@@ -69,11 +69,11 @@ class _Context:
         self.zero = self.mp.mpf(10) ** (GUARD - digits)  # relative gaps below this: rounding noise
 
 
-def _contexts() -> tuple[_Context, ...]:
-    ctxs = getattr(_local, "ctxs", None)
-    if ctxs is None:
-        ctxs = _local.ctxs = tuple(_Context(d) for d in PRECISIONS)
-    return ctxs
+_contexts: list[tuple[_Context, ...]] = []
+_lock = threading.Lock()
+"""mpmath changes a context's precision while it works, so one check uses the contexts at a time;
+the work is pure Python under the GIL, so the lock costs no parallelism. Made on first use
+(a few milliseconds), not at import."""
 
 
 @lru_cache(maxsize=16384)
@@ -89,7 +89,13 @@ def identical(a: str, b: str) -> bool | None:
     names = sorted(variables(xa) | variables(xb))
     if len(names) > len(_POINTS[0]):
         return None
-    ctxs = _contexts()
+    with _lock:
+        if not _contexts:
+            _contexts.append(tuple(_Context(d) for d in PRECISIONS))
+        return _decide(_contexts[0], xa, xb, names)
+
+
+def _decide(ctxs: tuple[_Context, ...], xa: Tree, xb: Tree, names: list[str]) -> bool | None:
     for points in (_POINTS if names else ((),)):
         point = dict(zip(names, points))
         gaps = []
