@@ -24,9 +24,8 @@ import json
 import re
 import sys
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, NamedTuple
 
 from .errors import first_line
 
@@ -36,6 +35,7 @@ UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
 PARQUET_BATCH = 1024
+DECODER = json.JSONDecoder(strict=False)  # a raw tab or CR inside a string is kept, not an error; built once
 SNIFF = 8192  # bytes looked at to call a file binary
 TEXT_BYTES = bytes([9, 10, 13, *range(32, 256)])  # what a text file is made of; the rest are control bytes
 
@@ -44,8 +44,7 @@ class UnreadableFile(ValueError):
     """The whole file cannot be read; the message is one line that names it."""
 
 
-@dataclass(frozen=True)
-class InputRow:
+class InputRow(NamedTuple):
     """One line (or parquet row) of input.
 
     `value` is the parsed JSON value (usually a dict; any JSON value is passed on, callers decide),
@@ -89,11 +88,11 @@ def parse_line(data: bytes, where: str, step: int | None = None) -> InputRow:
         return InputRow(where, error=f"{where}: not UTF-8 (byte 0x{data[exc.start]:02x} at byte column "
                                      f"{exc.start + 1}; save the file as UTF-8)",
                         text=data.decode("utf-8", "backslashreplace"), step=step)
-    if not text.strip():
-        return InputRow(where, error=f"{where}: blank line", text=text, step=step)
     try:
-        return InputRow(where, value=json.loads(text, strict=False), step=step)  # raw control chars kept
+        return InputRow(where, DECODER.decode(text), None, None, step)
     except json.JSONDecodeError as exc:
+        if not text.strip():
+            return InputRow(where, error=f"{where}: blank line", text=text, step=step)
         reason = f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
     except RecursionError:
         reason = "invalid JSON (nested too deep to read)"

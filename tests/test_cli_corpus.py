@@ -123,13 +123,16 @@ def test_score_a_verl_parquet(tmp_path):
 
 
 def test_score_a_folder_of_verl_step_dumps(tmp_path):
-    """verl's trainer.rollout_data_dir: <step>.jsonl with input/output/gts/score/step, no data_source."""
+    """verl's trainer.rollout_data_dir, written by verl 0.9.1's own dump writer: <step>.jsonl with
+    input/output/gts/score/step and no data_source."""
+    from tests.helpers.verl_rows import verl_dump_writer
+
     dumps = tmp_path / "rollouts"
-    dumps.mkdir()
-    for step in (1, 2, 10):
-        lines = [json.dumps({"input": "q", "output": f"#### {k}", "gts": "1", "score": 0.0, "step": step})
-                 for k in range(2)]
-        (dumps / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
+    write = verl_dump_writer()
+    for step in (10, 1, 2):  # written out of order; read in step order
+        write(inputs=["q", "q"], outputs=["#### 0", "#### 1"], gts=["1", "1"], scores=[0.0, 0.0],
+              reward_extra_infos_dict={}, dump_path=str(dumps), global_steps=step)
+    assert sorted(p.name for p in dumps.iterdir()) == ["1.jsonl", "10.jsonl", "2.jsonl"]
     out = tmp_path / "scored.jsonl"
     done = rewards("score", dumps, "--data-source", "openai/gsm8k", "-o", out)
     assert done.returncode == 0, done.stderr
