@@ -12,21 +12,19 @@ row could be scored, 2 for a usage error or a file that cannot be read or writte
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from contextlib import ExitStack
 from itertools import islice
-from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
 from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
 from rewards.result import RESULT_KEYS, Verdict, failed
-from schemas.reader import STEP_FILE, InputRow, UnreadableFile, parse_line, read_rows
+from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, read_record, write_record
 
 from .errors import CommandError
+from .output import refuse_overwriting_input, replacing_output
 from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
 
@@ -77,13 +75,13 @@ def _run(args) -> int:
     errors: list[str] = []  # the first MAX_LISTED_ERRORS messages; n_errors counts them all
     n_errors = 0
     _configure_engine(args)
-    _refuse_overwriting_input(args.file, args.output)
+    refuse_overwriting_input(args.file, args.output)
     try:
         rows = read_rows(args.file)
     except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
-        sink = _open_output(stack, args.output) if args.output else None
+        sink = replacing_output(stack, args.output) if args.output else None
         rows = _with_progress(stack, rows, args)
         if args.ray is not None:
             scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers)
@@ -250,46 +248,3 @@ def _source_label(row: Any, default: str | None) -> str:
     source = row.get("data_source") if isinstance(row, dict) else None
     label = str(source or default or "(none)")
     return label.encode("utf-8", "backslashreplace").decode("utf-8")  # printable even with a lone surrogate
-
-
-def _refuse_overwriting_input(source: str, output: str | None) -> None:
-    """`-o` onto the input (or onto a step file of the input folder) would destroy what is read."""
-    if not output or output == "-" or source == "-":
-        return
-    src, out = Path(source).resolve(), Path(output).resolve()
-    same = out == src or (out.exists() and src.exists() and os.path.samefile(out, src))
-    inside = src.is_dir() and out.parent == src and STEP_FILE.match(out.name) is not None
-    if same or inside:
-        raise CommandError(f"-o {output} would overwrite the input {source}; write the results elsewhere")
-
-
-def _open_output(stack: ExitStack, path: str) -> TextIO:
-    """stdout for '-'; else a temporary file beside `path`, renamed onto it only when every row is
-    written, so that an interrupted run leaves no half file (and never touches the input)."""
-    if path == "-":
-        return sys.stdout
-    target = Path(path)
-    try:
-        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent or ".",
-                                             prefix=f".{target.name}.", suffix=".tmp", delete=False)
-    except OSError as exc:
-        raise CommandError(f"cannot write {path}: {exc.strerror}") from exc
-    stack.callback(_finish, handle, target)
-    stack.push(lambda kind, *_: _discard(handle) if kind is not None else None)
-    return handle
-
-
-def _finish(handle, target: Path) -> None:
-    if handle.closed:
-        return
-    handle.close()
-    try:
-        os.replace(handle.name, target)
-    except OSError as exc:
-        _discard(handle)
-        raise CommandError(f"cannot write {target}: {exc.strerror}") from exc
-
-
-def _discard(handle) -> None:
-    handle.close()
-    Path(handle.name).unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""Every class of bad input through `rewards score` as a user runs it (a subprocess): rows out ==
+"""Every class of bad input through `rewards score` and `rewards report` as a user runs them: rows out ==
 lines in, order kept, no traceback, the input's bytes unchanged, the exit status as documented."""
 
 import gzip
@@ -141,3 +141,32 @@ def test_score_a_folder_of_verl_step_dumps(tmp_path):
     assert {r["data_source"] for r in rows} == {"openai/gsm8k"}  # written, so `report` knows it
     done = rewards("score", dumps, "-o", dumps / "3.jsonl")
     assert done.returncode == 2 and b"would overwrite the input" in done.stderr
+
+
+@pytest.mark.parametrize("packing", ["plain", "gzip"])
+def test_report_corpus_counts_every_line(tmp_path, packing):
+    """`rewards report` reads with the same reader: every line is one report row, an unreadable or
+    unscorable one an `error` row; the input is untouched."""
+    src = tmp_path / "corpus.jsonl"
+    names, scores = corpus_file(src)
+    if packing == "gzip":
+        src.write_bytes(gzip.compress(src.read_bytes()))
+    before = digest(src)
+    done = rewards("report", src, "-o", tmp_path / "page.html", "--json")
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and digest(src) == before
+    numbers = json.loads(done.stdout.splitlines()[-1])
+    assert sum(s["rows"] for s in numbers.values()) == len(names)
+    errors = sum(s["verdicts"].get("error", 0) for s in numbers.values())
+    assert errors == scores.count(False)
+    assert numbers["openai/gsm8k"]["verdicts"] == {"correct": scores.count(True)}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE_FILE_CASES))
+def test_report_unreadable_file_is_one_line_and_status_2(tmp_path, name):
+    src = tmp_path / "x.jsonl"
+    src.write_bytes(WHOLE_FILE_CASES[name])
+    done = rewards("report", src, "-o", tmp_path / "page.html")
+    err = done.stderr.decode()
+    assert done.returncode == 2 and err.count("\n") == 1 and err.startswith(f"rewards report: {src}: ")
+    assert not (tmp_path / "page.html").exists()
