@@ -130,12 +130,16 @@ def test_emit_writes_absolute_paths_and_lists_what_must_exist_on_the_cluster(tmp
     verl_rows(300).to_parquet(tmp_path / "data" / "train.parquet")
     script = tmp_path / "run.sh"
     assert main(["train", FSDP_PRESET, "--skip-data-check", "--train-files", "data/train.parquet",
-                 "--val-files", "/cluster/only/test.parquet", "--emit", str(script)]) == 0
+                 "--val-files", "elsewhere/test.parquet", "--model", "/cluster/models/Qwen2.5-0.5B-Instruct",
+                 "--model-config", str(BENCH / "configs" / "qwen2.5-0.5b-instruct.json"), "--emit", str(script)]) == 0
     text = script.read_text()
     assert f"data.train_files={tmp_path / 'data' / 'train.parquet'}" in text
-    assert "must exist on the cluster: data.val_files=/cluster/only/test.parquet" in text
-    assert "must exist on the cluster (not on this machine): data.val_files=/cluster/only/test.parquet" in \
-        capsys.readouterr().out
+    missing = f"data.val_files={tmp_path / 'elsewhere' / 'test.parquet'}"
+    assert missing in text and "actor_rollout_ref.model.path=/cluster/models/Qwen2.5-0.5B-Instruct" in text
+    assert f"must exist on the cluster: {missing}, actor_rollout_ref.model.path=/cluster/models/" in text
+    out = capsys.readouterr().out
+    assert f"must exist on the cluster (not on this machine): {missing}" in out
+    assert "critic.model.path=/cluster/models/Qwen2.5-0.5B-Instruct" in out
 
 
 def _png() -> bytes:

@@ -133,9 +133,9 @@ def build_overrides(request: Request, dropped: list[str] | None = None) -> Overr
         items.set(Override("model_engine", "dp", "", "launcher"))
         add("actor_rollout_ref.actor.strategy", strategy)
         add("critic.strategy", strategy)
-    add("data.train_files", _absolute(request.train_files or preset.train_files))
-    add("data.val_files", _absolute(request.val_files or preset.val_files))
-    model = _absolute(request.model or preset.model)
+    add("data.train_files", _absolute(request.train_files or preset.train_files, may_be_hub_id=False))
+    add("data.val_files", _absolute(request.val_files or preset.val_files, may_be_hub_id=False))
+    model = _absolute(request.model or preset.model, may_be_hub_id=True)
     add("actor_rollout_ref.model.path", model)
     other_engine = set(engine_keys(strategy))
     for key, value in preset.overrides.items():
@@ -161,18 +161,19 @@ def build_overrides(request: Request, dropped: list[str] | None = None) -> Overr
     return items
 
 
-def _absolute(path: str) -> str:
+def _absolute(path: str, may_be_hub_id: bool) -> str:
     """verl opens data and model paths from its own working directory on the cluster, so a local path
-    is written absolute (`~` expanded, relative paths resolved here); a hub id stays as it is."""
+    is written absolute (`~` expanded, relative paths resolved here); a URL or a model's hub id
+    (`Qwen/Qwen3-8B`, when no such folder is here) stays as it is."""
     import os
     from pathlib import Path
     if path.startswith("~"):
         return os.path.expanduser(path)
     if "://" in path or os.path.isabs(path):
         return path
-    if path.startswith((".", "..")) or Path(path).exists():
-        return str(Path(path).resolve())
-    return path
+    if may_be_hub_id and not path.startswith(".") and not Path(path).exists():
+        return path
+    return str(Path(path).resolve())
 
 
 def cluster_paths(plan: "Plan") -> list[str]:
@@ -298,7 +299,7 @@ def _model_shape(model: str, request: Request) -> tuple[ModelShape, str]:
     if local.is_dir():
         raise ModelConfigError(f"model folder {model} has no config.json: pass the folder that holds the model's "
                                f"config.json and weights")
-    if model.startswith(("/", ".", "~")) or model.count("/") != 1:
+    if model.startswith(("/", ".", "~")) or model.count("/") > 1:
         raise ModelConfigError(f"model folder {model} does not exist on this machine: fix the path, or pass "
                                f"--model-config PATH/config.json if the model exists only on the cluster")
     raise ModelConfigError(f"cannot find config.json for {model} on this machine: download the model "
