@@ -30,8 +30,6 @@ def render_plan(plan: Plan) -> str:
                                  f"{'on' if layout.recompute == 'full' else 'off'}")
         if p.use_ref:
             row("reference", f"same split as the actor; weights offloaded: {'yes' if p.ref_param_offload else 'no'}")
-        if plan.dropped:
-            row("", f"left out (written for {preset.strategy}): {', '.join(plan.dropped)}")
         row("rollout", f"{p.rollout_name or '?'} TP {p.rollout_tp}, {p.rollout_replicas} replica(s), "
                        f"gpu_memory_utilization {p.rollout_util:g}")
         actor = p.actor
