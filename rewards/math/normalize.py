@@ -3,15 +3,16 @@
 Only presentation is removed: math delimiters, `\\left`/`\\right`, spacing commands, `\\dfrac`,
 `\\text{}` wrappers, units and degree signs, thousands separators, `$`, percent signs, a trailing
 period. Nothing that changes a value is rewritten: `50\\%` becomes `50` (never `0.5`), and a decimal
-stays a decimal. The result is `pred` in the scorer's result and the input of every comparison.
+stays a decimal. Spellings other readers disagree on are written the one way they mean: e-notation
+as its exact decimal, plain-text `sqrt(2)`/`**` as LaTeX, degree-minute-second angles as degrees,
+`x_1` as `x_{1}`. The result is `pred` in the scorer's result and the input of every comparison.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
 from fractions import Fraction
+from functools import lru_cache
 
 from ..number_text import format_number
 from .extract import matching_brace
@@ -142,8 +143,8 @@ def normalize(answer: str) -> str:
 
 
 def _approximation(s: str) -> str:
-    """`\frac12 \approx 0.5` -> `\frac12` (the value, not its rounding); `x \approx 5` -> `x=5`
-    (a lone symbol before `\approx` is a label, so what follows is the answer and must be kept)."""
+    """`\\frac12 \\approx 0.5` -> `\\frac12` (the value, not its rounding); `x \\approx 5` -> `x=5`
+    (a lone symbol before `\\approx` is a label, so what follows is the answer and must be kept)."""
     found = _APPROX.search(s)
     if not found:
         return s
