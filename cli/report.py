@@ -58,22 +58,25 @@ def run(args) -> int:
     from rewards.settings import SettingsError
     from schemas.reader import UnreadableFile, read_rows
 
+    from .output import refuse_overwriting_input, replacing_output
+
+    if args.file == "-" and not args.output:
+        raise CommandError("reading standard input: name the page with -o")
     source = Path(args.file)
     folder = source.is_dir()
-    output = Path(args.output) if args.output else source.parent / (
-        f"{source.name}.report.html" if folder else source.with_suffix(".report.html").name)
+    output = args.output or str(source.parent / (
+        f"{source.name}.report.html" if folder else source.with_suffix(".report.html").name))
+    refuse_overwriting_input(args.file, output)
     length, unit = _length_counter(args)
     try:
-        items = read_rows(source)
+        items = read_rows(args.file)
         with ExitStack() as stack:
             judged = _judge(_with_progress(stack, items, source, folder, args), args, length)
             page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit)
     except (UnreadableFile, SettingsError) as exc:
         raise CommandError(str(exc)) from None
-    try:
-        output.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise CommandError(f"cannot write {output}: {exc.strerror}") from None
+    with ExitStack() as stack:
+        replacing_output(stack, output).write(page)  # renamed onto `output` only when complete
     for line in lines:
         print(line)
     if args.json:

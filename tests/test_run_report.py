@@ -237,3 +237,13 @@ def test_progress_bar_counts_steps_on_a_terminal(tmp_path, monkeypatch, capsys):
     assert main(["report", str(run), "-o", str(tmp_path / "r.html")]) == 0
     assert bars == [dict(total=STEPS, unit=" steps", delay=1.0, file=sys.stderr, desc="report", leave=False,
                          n=STEPS)]
+
+
+def test_page_never_overwrites_the_input(tmp_path, capsys):
+    run = tmp_path / "rollouts"
+    write_run(run, steady_step)
+    before = (run / "3.jsonl").read_bytes()
+    assert main(["report", str(run), "-o", str(run / "3.jsonl"), "-q"]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert (run / "3.jsonl").read_bytes() == before
+    assert main(["report", str(run), "-q"]) == 0 and (tmp_path / "rollouts.report.html").is_file()
