@@ -2,6 +2,7 @@
 
     python tests/bench/gpu_memory.py --out DIR            # on a CUDA GPU: every setting below
     python tests/bench/gpu_memory.py --tiny --out DIR     # on the CPU: a 2-layer model, checks the code runs
+    torchrun --nproc_per_node 2 tests/bench/gpu_memory.py --sharded --out DIR   # states sharded over 2 GPUs
 
 Each setting builds a random-initialised model from a published config.json (tests/bench/configs/),
 runs two optimizer steps of two micro-batches each (the second step is the steady state verl repeats:
@@ -18,7 +19,10 @@ AdamW states in bf16 (the probe the issue quotes); `fsdp2-critic` is `fsdp2` wit
 (a hidden x 1 value head in place of the vocabulary-sized output layer, a squared-error loss). Gradient checkpointing is transformers' non-reentrant
 one, as verl turns it on. Qwen2.5-VL-3B is measured as its language model (same decoder, same vocabulary);
 its vision tower adds parameters the planner counts exactly but is not run here.
-Writes DIR/gpu_memory.json and prints a table last. A setting that fails (out of memory) is recorded
+With --sharded (under torchrun) the FSDP settings below run with the states sharded over every GPU,
+each row recording the world size and the largest peak of any rank: the check of the estimate's
+division of the states by the FSDP group.
+Writes DIR/gpu_memory.json (gpu_memory_sharded.json) and prints a table last. A setting that fails (out of memory) is recorded
 with its error, and the run goes on.
 """
 
@@ -50,6 +54,13 @@ SETTINGS = [
     *(("qwen3-0.6b-base", "bf16", m, s, gc) for m, s in ((4, 1024), (8, 2048)) for gc in (False, True)),
     ("qwen2.5-vl-3b-instruct", "bf16", 2, 3072, True),
     ("qwen2.5-vl-3b-instruct", "bf16", 2, 3072, False),
+]
+SHARDED_SETTINGS = [
+    ("qwen2.5-0.5b-instruct", "fsdp2", 4, 1024, True),
+    ("qwen2.5-0.5b-instruct", "fsdp2-critic", 4, 1024, True),
+    ("qwen3-0.6b-base", "fsdp2", 4, 1536, False),
+    ("qwen2.5-vl-3b-instruct", "fsdp2", 2, 3072, True),
+    ("qwen2.5-vl-3b-instruct", "fsdp2", 1, 3072, True),
 ]
 TINY = {"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
         "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 512, "tie_word_embeddings": True,
@@ -99,12 +110,24 @@ def text_config(raw: dict):
     return cfg
 
 
-def init_distributed(device: torch.device) -> None:
+def init_distributed(device: torch.device) -> tuple[int, int]:
+    """(rank, world): torchrun's when it started us, else a group of one (FSDP2 needs a process group)."""
     import torch.distributed as dist
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
     if not dist.is_initialized():
         os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
         os.environ.setdefault("MASTER_PORT", "29533")
-        dist.init_process_group("nccl" if device.type == "cuda" else "gloo", rank=0, world_size=1)
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo", rank=rank, world_size=world)
+    return rank, world
+
+
+def max_over_ranks(value: float, device: torch.device) -> float:
+    import torch.distributed as dist
+    if dist.get_world_size() == 1:
+        return value
+    t = torch.tensor([value], dtype=torch.float64, device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return float(t.item())
 
 
 class ValueModel(torch.nn.Module):
@@ -236,16 +259,22 @@ def main() -> int:
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--tiny", action="store_true", help="a 2-layer model on the CPU: checks that the code runs")
     parser.add_argument("--only", help="run only settings whose model name contains this")
+    parser.add_argument("--sharded", action="store_true", help="the FSDP settings sharded over every rank (torchrun)")
     args = parser.parse_args()
-    device = torch.device("cpu" if args.tiny else "cuda")
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch.device("cpu") if args.tiny else torch.device("cuda", local)
     if device.type == "cuda":
-        torch.cuda.set_device(0)
-    init_distributed(device)
+        torch.cuda.set_device(local)
+    rank, world = init_distributed(device)
     import transformers
     meta = {"torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
             "device": torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu",
-            "device_total_mib": torch.cuda.get_device_properties(0).total_memory / MIB if device.type == "cuda" else 0}
-    settings = [("tiny", mode, 2, 32, gc) for mode in ("fsdp2", "fsdp2-critic", "bf16") for gc in (False, True)] if args.tiny else SETTINGS
+            "device_total_mib": torch.cuda.get_device_properties(0).total_memory / MIB if device.type == "cuda" else 0,
+            "world": world}
+    modes = ("fsdp2", "fsdp2-critic") if args.sharded else ("fsdp2", "fsdp2-critic", "bf16")
+    settings = ([("tiny", mode, 2, 32, gc) for mode in modes for gc in (False, True)] if args.tiny
+                else SHARDED_SETTINGS if args.sharded else SETTINGS)
+    out_name = "gpu_memory_sharded.json" if args.sharded else "gpu_memory.json"
     rows = []
     for name, mode, micro, seq, gc in settings:
         if args.only and args.only not in name:
@@ -253,15 +282,22 @@ def main() -> int:
         raw = TINY if name == "tiny" else json.loads((CONFIGS / f"{name}.json").read_text())
         try:
             row = measure(name, mode, micro, seq, gc, device, raw)
+            row["world"] = world
+            row["peak_mib_rank0"] = row["peak_mib"]
+            row["peak_mib"] = max_over_ranks(row["peak_mib"], device)
         except Exception as exc:   # an out-of-memory setting is a result, not the end of the run
             row = {"model": name, "mode": mode, "micro_batch": micro, "seq_len": seq, "tokens": micro * seq,
                    "gradient_checkpointing": gc, "error": f"{type(exc).__name__}: {str(exc)[:300]}"}
             traceback.print_exc(limit=3)
             _free(device)
         rows.append(row)
+        if rank:
+            continue
         print(json.dumps(row), flush=True)
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "gpu_memory.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+        (Path(args.out) / out_name).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    if rank:
+        return 0
     print(f"\n{meta}")
     print(f"{'model':<24}{'mode':<13}{'micro x seq':>12}{'gc':>4}{'params':>9}{'grads':>9}{'adam':>9}"
           f"{'act':>9}{'logits':>9}{'peak':>9}  MiB")
