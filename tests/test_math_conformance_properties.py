@@ -84,3 +84,10 @@ def test_negated_and_absolute_inequalities_keep_direction(a, b, rel):
     left, right = ("[", "]") if closed else ("(", ")")
     assert verdict(f"{left}-{b},{b}{right}", f"|x| {rel} {b}") == "correct"
     assert verdict(f"{left}-{b},{b + 1}{right}", f"|x| {rel} {b}") == "wrong"
+
+
+def test_nested_latex_groups_are_stripped_without_recursion():
+    from rewards.math.structure import Leaf, parse
+
+    assert parse("{" * 600 + "1" + "}" * 600) == Leaf("1")
+    assert len(parse("{" * 300 + "1,2" + "}" * 300).items) == 2

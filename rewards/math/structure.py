@@ -78,7 +78,9 @@ def _one(text: str) -> Node:
     if _RATIO.fullmatch(text):  # `3:2`, a clock time `12:00`: ordered numbers, never a quotient
         return Group("tuple", tuple(Leaf(p) for p in text.split(":")), ":")
     if len(text) >= 2 and text[0] == "{" and text[-1] == "}" and _closes_at_end(text, 0):
-        return parse(text[1:-1].strip())  # a LaTeX group `{1,2,3}` is only grouping: its content
+        while len(text) >= 2 and text[0] == "{" and text[-1] == "}" and _closes_at_end(text, 0):
+            text = text[1:-1].strip()  # a LaTeX group `{1,2,3}` is only grouping: its content
+        return parse(text)
     union = split_top(text, (), words=("\\cup",))
     if len(union) > 1:
         return Group("union", tuple(_one(p) for p in union[:MAX_ITEMS + 1]))
