@@ -124,6 +124,7 @@ def test_plain_verl_dump_is_rescored_or_reported_by_score(tmp_path, capsys):
     assert by_score["how"] == {"score only (no data_source to re-score by)": STEPS * PROMPTS * N}
     assert all(s["acc"] is None and s["verdicts"] == {} for s in by_score["steps"])
     assert by_score["steps"][0]["mean_score"] >= 0 and by_score["steps"][0]["groups"] == PROMPTS
+    assert "Only the length and group checks ran for (no data_source)" in (tmp_path / "plain.report.html").read_text()
     rescored = report_json(capsys, str(run), "--data-source", "openai/gsm8k")["sources"]["openai/gsm8k"]
     assert rescored["how"] == {"re-scored by the library": STEPS * PROMPTS * N}
     assert [s["mean_score"] for s in rescored["steps"]] == [s["mean_score"] for s in by_score["steps"]]

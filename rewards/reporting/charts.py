@@ -119,6 +119,8 @@ def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: s
         ax.grid(alpha=0.3)
         if not drawn:
             ax.text(0.5, 0.5, missing, ha="center", va="center", transform=ax.transAxes, color="#666", fontsize=9)
+            if x:
+                ax.set_xlim(min(x) - 0.5, max(x) + 0.5)  # the same steps as the other charts
         elif ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="best", framealpha=0.7)
 
@@ -162,7 +164,7 @@ def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: s
     drawn = line(ax, [s.answer_concentration for s in steps], f"top {TOP_ANSWERS} answers", "#c62828")
     line(ax, [s.gold_concentration for s in steps], f"top {TOP_ANSWERS} golds", "#757575")
     frame(ax, f"answer concentration (top {TOP_ANSWERS})", "share of answered responses", drawn=drawn,
-          missing="no answers")
+          missing="no answers" if judged else "no verdicts: rows carry a score only")
 
     ax = axes[7]
     palette = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]
@@ -172,7 +174,7 @@ def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: s
         line(ax, [dict(s.top_wrong).get(answer, 0) / s.wrong if s.wrong else None for s in steps],
              label, colour)
     frame(ax, "most repeated wrong answers", "share of wrong answers", drawn=bool(wrong_answers),
-          missing="no wrong answers")
+          missing="no wrong answers" if judged else "no verdicts: rows carry a score only")
 
     fig.tight_layout()
     return _png(fig)

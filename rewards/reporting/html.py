@@ -113,6 +113,10 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
         parts.append('<p class="ok">No trouble pattern found.</p>')
     parts.append('<p class="muted">Checked, comparing the first quarter of the steps with the last: '
                  + "; ".join(html.escape(c) for c in CHECKS) + ".</p>")
+    unjudged = [source for source, steps in run.steps.items() if not any(s.judged for s in steps)]
+    if unjudged:
+        parts.append('<p class="muted">Only the length and group checks ran for ' + ", ".join(map(html.escape, unjudged))
+                     + ": its rows carry a score only (pass --data-source to re-score them).</p>")
 
     parts.append("<h2>Overview</h2>")
     overview = []
