@@ -1,7 +1,8 @@
 """The one reader of row files: JSONL, gzip JSONL, verl parquet, and folders of verl step dumps.
 
-`rewards score`, `report`, `probe` and `validate` read their input here, so that every command
-accepts the same files and reports a bad line the same way. Two promises:
+`rewards score`, `report` and `probe` read their input here (and `validate`'s table reader names a
+bad JSON line through it), so that every command accepts the same files and reports a bad line the
+same way. Two promises:
 
 - Never lose a row. Every input line yields exactly one `InputRow`, in order. A line that cannot be
   read (bytes that are not UTF-8, invalid or truncated JSON, JSON nested too deep to parse, an integer

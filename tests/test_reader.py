@@ -123,3 +123,20 @@ def test_property_rows_out_equal_lines_in_whatever_the_bytes(tmp_path_factory, l
     assert len(rows) == len(lines)
     for row in rows:
         assert (row.error is None) != (row.value is None and row.text is not None) or row.value is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.one_of(
+    st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")),
+    st.builds(lambda r, g: json.dumps({"data_source": "openai/gsm8k", "response": r, "ground_truth": g}).encode(),
+              st.text(max_size=20), st.sampled_from(["3", "x", ""]))), min_size=1, max_size=30))
+def test_property_score_gives_one_result_per_row_in_order(lines):
+    from cli.score import score_rows
+
+    rows = [parse_line(data, f"f line {n}") for n, data in enumerate(lines, start=1)]
+    out = list(score_rows(rows, None, {}))
+    assert [item.where for item, _, _ in out] == [r.where for r in rows]
+    for item, _, result in out:
+        assert result["verdict"] in {"correct", "wrong", "no_answer", "unparsable_pred", "unparsable_gold",
+                                     "timeout", "error"}
+        assert (item.error is None) or result["verdict"] == "error"
