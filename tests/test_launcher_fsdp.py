@@ -22,6 +22,7 @@ pytestmark = pytest.mark.verl
 
 BENCH = Path(__file__).resolve().parent / "bench"
 MEASURED = json.loads((BENCH / "gpu_memory_h100.json").read_text())
+SHARDED = json.loads((BENCH / "gpu_memory_h200x2_sharded.json").read_text())   # states over 2 GPUs
 TOLERANCE = 0.15
 FSDP_PRESET = "qwen2.5-0.5b-ppo-gsm8k"
 
@@ -173,8 +174,8 @@ def test_geometry3k_plan_does_not_warn_about_the_overlong_filter_it_turns_off(tm
 
 # --- the memory model against the H100 measurements ----------------------------------------------------
 
-def _measured_rows():
-    return [r for r in MEASURED["rows"] if r["mode"].startswith("fsdp2") and "error" not in r]
+def _measured_rows(measured=MEASURED):
+    return [r for r in measured["rows"] if r["mode"].startswith("fsdp2") and "error" not in r]
 
 
 def _text_shape(model: str):
@@ -189,7 +190,7 @@ def estimate_row(row) -> float:
     critic = row["mode"] == "fsdp2-critic"
     params = shape.params - shape.head_params + shape.hidden if critic else shape.params
     act = fsdp_activation_bytes(shape, row["tokens"], row["gradient_checkpointing"], logits=not critic)
-    return max(fsdp_step_peak_bytes(params, 1, act)) / GIB
+    return max(fsdp_step_peak_bytes(params, row.get("world", 1), act)) / GIB
 
 
 def test_the_measurements_cover_every_fsdp_preset_model():
@@ -205,6 +206,13 @@ def test_estimate_within_15_percent_of_the_h100_measurement(row):
     measured = row["peak_mib"] / 1024
     estimate = estimate_row(row)
     assert abs(estimate - measured) <= TOLERANCE * measured, (estimate, measured)
+
+
+@pytest.mark.parametrize("row", _measured_rows(SHARDED), ids=lambda r: f"{r['model']}-{r['mode']}-{r['micro_batch']}x{r['seq_len']}")
+def test_estimate_within_15_percent_with_the_states_sharded_over_two_gpus(row):
+    assert row["world"] == 2 and SHARDED["meta"]["device"].startswith("NVIDIA H200")
+    measured = row["peak_mib"] / 1024
+    assert abs(estimate_row(row) - measured) <= TOLERANCE * measured, (estimate_row(row), measured)
 
 
 @pytest.mark.parametrize("row", _measured_rows()[:1] + _measured_rows()[-1:], ids=lambda r: r["model"])

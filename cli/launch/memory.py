@@ -1,8 +1,9 @@
 """Per-GPU memory estimate for verl's colocated training (actor, reference, critic and the rollout
 engine share every GPU), on the FSDP or the Megatron engine, with a suggestion when it does not fit.
 
-FSDP (`estimate_fsdp`), calibrated on an H100 (tests/bench/gpu_memory.py; the measured figures are in
-tests/bench/gpu_memory_h100.json and docs/launcher.md, and a test keeps every term within 15% of them):
+FSDP (`estimate_fsdp`), calibrated on an H100 and checked with the states sharded over two H200s
+(tests/bench/gpu_memory.py; the figures are in tests/bench/gpu_memory_h100.json,
+gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estimate within 15% of each):
 - Per parameter, sharded over the FSDP group: fp32 master weights 4 bytes (verl's model_dtype=fp32),
   fp32 gradients 4 (freed between steps), AdamW's two fp32 moments 8; AdamW's step holds one more
   fp32 copy (4) for a moment.
