@@ -195,3 +195,14 @@ def test_settled_counts_say_where_answers_were_settled():
     fast_equal(r"e^{i\pi}", "-1")
     fast_equal(r"\binom{4}{2}", "6")
     assert settled_counts() == {"string": 1, "rational": 1, "canonical": 1, "numeric": 1, "sympy": 1}
+
+
+@pytest.mark.parametrize("pred, gold", [("f(x)", "xf"), ("x(2)", "2x"), ("x_1(y)", "yx_1"), ("x^{2}(y)", "x^2y")])
+def test_function_applications_are_left_to_sympy(pred, gold):
+    # latex2sympy reads a name before a bracketed single symbol or integer as a function call
+    assert fast_value_eq(pred, gold) is None
+
+
+def test_products_with_brackets_are_still_read():
+    assert fast_value_eq("x(x+1)", "x^2+x") is True
+    assert fast_value_eq("3(x)", "3x") is True

@@ -67,7 +67,7 @@ def tokens(text: str) -> tuple[str, ...] | None:
 def read(text: str) -> Tree | None:
     """The expression tree of `text`, or None when it is outside the grammar."""
     toks = tokens(text)
-    if not toks:
+    if not toks or _applies_function(toks):
         return None
     try:
         parser = _Parser(toks)
@@ -75,6 +75,25 @@ def read(text: str) -> Tree | None:
     except (Refuse, RecursionError):  # 200 `(`: too deep
         return None
     return tree if parser.i == len(toks) else None
+
+
+_NOT_A_FUNCTION = frozenset({"+", "-", "*", "/", "(", "[", "{", "=", ",", "^", ")", "\\cdot", "\\times"}) | FUNCTIONS
+
+
+def _applies_function(toks: tuple[str, ...]) -> bool:
+    """`f(x)`, `a(2)`, `x_1(y)`, `x^2(y)`, `x^{2}(y)`: a name before a bracketed single symbol or
+    integer is a function application to latex2sympy (`x(x+1)`, `3(x)`, `(x)(y)` are products):
+    refused, never read as a product."""
+    for k in range(1, len(toks) - 2):
+        if toks[k] != "(" or toks[k + 2] not in (")", "_"):
+            continue
+        inner, before = toks[k + 1], toks[k - 1]
+        if not (inner.isalnum() or (inner.startswith("\\") and inner != "\\frac")):
+            continue
+        if before in _NOT_A_FUNCTION or (before.isdigit() and toks[k - 2:k - 1] not in (("^",), ("_",))):
+            continue
+        return True
+    return False
 
 
 def variables(tree: Tree) -> frozenset[str]:
