@@ -223,13 +223,16 @@ def _with_progress(stack: ExitStack, items: Iterable[Any], source: Path, folder:
 
 
 def _counted(items: Iterable[Any], bar, by_step: bool) -> Iterator[Any]:
-    step = None
-    for n, item in enumerate(items, 1):
+    """Count finished steps (a folder) or rows, 256 at a time (a file)."""
+    step, pending = None, 0
+    for item in items:
         if by_step and item.step != step:
-            if step is not None:
-                bar.update(1)
+            bar.update(step is not None)
             step = item.step
-        elif not by_step and n % 256 == 0:
-            bar.update(256)
+        elif not by_step:
+            pending += 1
+            if pending == 256:
+                bar.update(pending)
+                pending = 0
         yield item
-    bar.update(1 if by_step and step is not None else 0)
+    bar.update(int(step is not None) if by_step else pending)

@@ -2,8 +2,6 @@
 
 import json
 import random
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ from hypothesis import given, strategies as st
 from cli.main import main
 from rewards.reporting.html import render_html
 from rewards.reporting.stats import Row, SourceStats, build_report, group_key, make_row
+from tests.helpers.browser import chromium, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "rollouts.jsonl"
@@ -146,11 +145,7 @@ def test_missing_file_and_empty_file(tmp_path, capsys):
     assert "no rows" in capsys.readouterr().err
 
 
-def _chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-
-
-@pytest.mark.skipif(_chromium() is None, reason="chromium is not installed (.ci/run installs Debian's chromium)")
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed (.ci/run installs Debian's chromium)")
 def test_report_renders_in_headless_chromium(tmp_path):
     from PIL import Image
 
@@ -164,10 +159,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
     html_file = tmp_path / "report.html"
     assert main(["report", str(src), "-o", str(html_file)]) == 0
     shot = tmp_path / "shot.png"
-    subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000",
-                    html_file.as_uri()], check=True, capture_output=True, timeout=180)
+    screenshot(html_file, shot, tmp_path / "profile")
     image = Image.open(shot).convert("RGB")
     assert image.size == (1200, 2000)
     pixels = np.asarray(image, dtype=np.int16)

@@ -99,6 +99,11 @@ def groups_chart(report: Report) -> str | None:
 
 def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: str = "chars") -> str:
     """Eight per-step trends of one data_source in one figure (base64 PNG); x is the training step."""
+    return _png(run_figure(steps, wrong_answers, length_unit))
+
+
+def run_figure(steps: list[StepSummary], wrong_answers: list[str], length_unit: str = "chars"):
+    """The figure behind `run_chart`: a 2 x 4 grid of per-step axes."""
     fig = _new_figure(17, 7.6)
     axes = fig.subplots(2, 4).flatten()
     x = [s.step for s in steps]
@@ -177,4 +182,4 @@ def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: s
           missing="no wrong answers" if judged else "no verdicts: rows carry a score only")
 
     fig.tight_layout()
-    return _png(fig)
+    return fig
