@@ -1,0 +1,217 @@
+"""The reward-loop guarantee at default settings (issue 13): concurrency, asyncio, verl's own loop.
+
+    python tests/bench/reward_loop.py            # all three measurements, default settings
+    python tests/bench/reward_loop.py --json F   # also keep the numbers
+
+1. The 128-sample mix (tests/helpers/mix.py: 72 fast-path, 48 correct answers that need a worker,
+   8 power towers and huge factorials) through `rewards.verl.compute_score` from 32 threads.
+2. 240 asyncio tasks through `rewards.verl.compute_score_async`, gathered.
+3. 1,024 samples (1,004 from the benchmark corpus, 20 pathological = 2%) through verl 0.9.1's real
+   `RewardLoopWorker` on CPU, for the `compute_score` and `compute_score_async` entry points: batch
+   wall time, the slowest sample, and whether any sound sample got `timeout`. The `-held`
+   variants make half of the 20 pathological answers ones the cost rule admits (a 9,000-term
+   power sum), which hold a worker until the deadline.
+
+Each measurement runs in a fresh process with the pool started before the clock; verdicts are
+compared with the same samples judged one at a time in that process (verdict cache cleared
+between). Every call is timed from its own start; the bound to hold is deadline + 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
+
+DEADLINE = 5.0  # Settings.timeout's default
+MARGIN = 0.5
+
+
+def _forget() -> None:
+    from rewards.scorers.boxed import symbolic_verdict_bounded
+
+    symbolic_verdict_bounded.cache_clear()
+
+
+def _sequential(rows) -> list[str]:
+    from rewards.api import compute_score
+
+    _forget()
+    return [compute_score(*row)["verdict"] for row in rows]
+
+
+def _summary(name: str, verdicts: list[str], times: list[float], expected: list[str], wall: float) -> dict:
+    from rewards import engine
+
+    return {
+        "name": name, "samples": len(verdicts), "wall_s": round(wall, 3),
+        "slowest_s": round(max(times), 3), "within_bound": max(times) <= DEADLINE + MARGIN,
+        "equal_to_sequential": verdicts == expected,
+        "differing": [i for i, (a, b) in enumerate(zip(verdicts, expected)) if a != b],
+        "verdicts": dict(Counter(verdicts)), "pool": vars(engine.stats()),
+    }
+
+
+def measure_threads() -> dict:
+    import rewards.verl as rv
+    from rewards import engine
+    from tests.helpers.mix import mix
+
+    engine.warm_up()
+    rows = mix()
+    _forget()
+
+    def one(row):
+        start = time.monotonic()
+        out = rv.compute_score(*row)
+        return out["verdict"], time.monotonic() - start
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(32) as ex:
+        results = list(ex.map(one, rows))
+    wall = time.monotonic() - start
+    return _summary("128 mix, 32 threads, compute_score", [v for v, _ in results],
+                    [t for _, t in results], _sequential(rows), wall)
+
+
+def measure_async() -> dict:
+    import rewards.verl as rv
+    from rewards import engine
+    from tests.helpers.mix import mix
+
+    engine.warm_up()
+    rows = (mix() * 2)[:240]
+    _forget()
+
+    async def go():
+        async def one(row):
+            start = time.monotonic()
+            out = await rv.compute_score_async(*row)
+            return out["verdict"], time.monotonic() - start
+
+        start = time.monotonic()
+        results = await asyncio.gather(*(one(row) for row in rows))
+        return results, time.monotonic() - start
+
+    results, wall = asyncio.run(go())
+    return _summary("240 tasks, compute_score_async", [v for v, _ in results],
+                    [t for _, t in results], _sequential(rows), wall)
+
+
+def loop_rows(n: int = 1024, share: float = 0.02, held: bool = False):
+    """n rows: the benchmark corpus with `share` of them pathological, spread evenly; `held`:
+    half of those are answers the cost rule admits, which hold a worker to the deadline."""
+    import corpus as corpus_mod
+
+    from tests.helpers.mix import SLOW_ADMITTED, pathological
+    from tests.helpers.verl_rows import Row
+
+    bad = pathological(round(n * share))
+    if held:
+        for j in range(0, len(bad), 2):
+            bad[j] = (SLOW_ADMITTED[0], f"The value is \\boxed{{\\sum_{{k=1}}^{{{9000 + j}}} k^{{k}}}}.", "7")
+    good = list(corpus_mod.corpus(n - len(bad), seed=0))
+    rows, step = [], n // max(len(bad), 1)
+    for i in range(n):
+        if bad and i % step == step // 2:
+            rows.append(Row(*bad.pop()))
+        else:
+            r = good.pop(0) if good else None
+            rows.append(Row(r.data_source, r.response, r.ground_truth) if r else Row(*pathological(1)[0]))
+    pathological_at = {i for i, r in enumerate(rows) if r.response.startswith("The value is")}
+    return rows, pathological_at
+
+
+def measure_verl_loop(name: str, held: bool = False) -> dict:
+    from hydra import compose, initialize_config_module
+    from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+
+    from rewards import engine
+    from tests.helpers.tokenizer import make_tokenizer
+    from tests.helpers.verl_rows import make_batch
+
+    tok_dir = make_tokenizer(Path(tempfile.mkdtemp()) / "tok")
+    with initialize_config_module(config_module="verl.trainer.config", version_base=None):
+        config = compose("ppo_trainer", overrides=[
+            "reward.custom_reward_function.path=pkg://rewards.verl",
+            f"reward.custom_reward_function.name={name}",
+            f"actor_rollout_ref.model.path={tok_dir}"])
+    rows, bad = loop_rows(held=held)
+    engine.warm_up()
+    from transformers import AutoTokenizer
+
+    data = make_batch(AutoTokenizer.from_pretrained(str(tok_dir)), rows)
+
+    async def go():
+        worker = RewardLoopWorker(config)
+        start = time.monotonic()
+
+        async def one(i):  # what RewardLoopWorker.compute_score_batch gathers, timed per sample
+            out = await worker.compute_score(data[i:i + 1])
+            return out, time.monotonic() - start
+
+        results = await asyncio.gather(*(one(i) for i in range(len(rows))))
+        wall = time.monotonic() - start
+        batch_start = time.monotonic()
+        await worker.compute_score_batch(data)  # verl's own batch call, once more, for its wall time
+        return results, wall, time.monotonic() - batch_start
+
+    _forget()
+    results, wall, batch_wall = asyncio.run(go())
+    verdicts = [out["reward_extra_info"]["verdict"] for out, _ in results]
+    finish = [t for _, t in results]
+    healthy_timeouts = [i for i, v in enumerate(verdicts) if v == "timeout" and i not in bad]
+    return {
+        "name": f"verl RewardLoopWorker, 1,024 samples (20 pathological{', 10 held' if held else ''}), {name}",
+        "samples": len(rows), "wall_s": round(wall, 3), "batch_call_wall_s": round(batch_wall, 3),
+        "slowest_finish_s": round(max(finish), 3),
+        "slowest_healthy_finish_s": round(max(t for i, t in enumerate(finish) if i not in bad), 3),
+        "healthy_timeouts": healthy_timeouts, "verdicts": dict(Counter(verdicts)),
+        "pool": vars(engine.stats()),
+    }
+
+
+MEASURES = {"threads": measure_threads, "async": measure_async,
+            "loop-sync": lambda: measure_verl_loop("compute_score"),
+            "loop-async": lambda: measure_verl_loop("compute_score_async"),
+            "loop-sync-held": lambda: measure_verl_loop("compute_score", held=True),
+            "loop-async-held": lambda: measure_verl_loop("compute_score_async", held=True)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--measure", choices=sorted(MEASURES), help="run one measurement in this process")
+    p.add_argument("--only", nargs="*", choices=sorted(MEASURES), help="which measurements (default all)")
+    p.add_argument("--json", help="write all results here")
+    args = p.parse_args(argv)
+    if args.measure:
+        print(json.dumps(MEASURES[args.measure]()))
+        return 0
+    results = []
+    for name in args.only or MEASURES:
+        out = subprocess.run([sys.executable, __file__, "--measure", name], capture_output=True, text=True)
+        if out.returncode:
+            print(out.stderr[-3000:], file=sys.stderr)
+            return out.returncode
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        results.append(result)
+        shown = {k: v for k, v in result.items() if k not in ("pool", "name")}
+        print(f"{result['name']}: {json.dumps(shown)}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
