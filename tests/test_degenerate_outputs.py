@@ -22,6 +22,13 @@ DIGITS = " ".join("\\boxed{" + "7" * 10_000 + "}" for _ in range(100))
 SETTINGS = [{}, {"format_rule": "think_boxed", "format_weight": 0.1}]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def imported():
+    """The first call in a process imports the scorers' modules (~0.3 s); that is not per input."""
+    for source in ("lighteval/MATH", "math_dapo", "openai/gsm8k"):
+        compute_score(source, "\\boxed{1} #### 1", "1", format_rule="think_boxed", format_weight=0.1)
+
+
 def timed(*args, **kwargs):
     start = time.perf_counter()
     out = compute_score(*args, **kwargs)
