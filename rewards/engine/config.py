@@ -36,8 +36,9 @@ class EngineConfig:
     workers: int = field(default_factory=default_workers)
     """Worker processes in the pool."""
     max_workers: int | None = None
-    """How far the pool grows while callers queue (default `workers + 4`): a few answers that
-    hold workers to their deadline then cannot hold up the rest. Extra workers retire when idle."""
+    """How far the pool grows while callers queue behind workers held by long checks (default
+    `workers + 8`): a few answers that hold workers to their deadline then cannot hold up the
+    rest. Held workers run at the lowest CPU priority; extra workers retire when idle."""
     memory_mb: int | None = DEFAULT_MEMORY_MB
     """Address-space cap per worker (RLIMIT_AS) in MiB; None or 0 for no cap."""
     preload: tuple[str, ...] = DEFAULT_PRELOAD
@@ -50,7 +51,7 @@ class EngineConfig:
     @property
     def worker_limit(self) -> int:
         """`max_workers`, or its default."""
-        return self.workers + 4 if self.max_workers is None else self.max_workers
+        return self.workers + 8 if self.max_workers is None else self.max_workers
 
     def __post_init__(self) -> None:
         if not (isinstance(self.workers, int) and self.workers >= 1):

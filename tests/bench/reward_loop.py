@@ -6,7 +6,8 @@
 1. The 128-sample mix (tests/helpers/mix.py: 72 fast-path, 48 correct answers that need a worker,
    8 power towers and huge factorials) through `rewards.verl.compute_score` from 32 threads.
 2. 240 asyncio tasks through `rewards.verl.compute_score_async`, gathered.
-3. 1,024 samples (1,004 from the benchmark corpus, 20 pathological = 2%) through verl 0.9.1's real
+3. 1,024 samples (956 from the benchmark corpus, which the in-process fast path settles, the 48
+   worker-bound answers of the mix, 20 pathological = 2%) through verl 0.9.1's real
    `RewardLoopWorker` on CPU, for the `compute_score` and `compute_score_async` entry points: batch
    wall time, the slowest sample, and whether any sound sample got `timeout`. The `-held`
    variants make half of the 20 pathological answers ones the cost rule admits (a 9,000-term
@@ -114,21 +115,24 @@ def loop_rows(n: int = 1024, share: float = 0.02, held: bool = False):
     half of those are answers the cost rule admits, which hold a worker to the deadline."""
     import corpus as corpus_mod
 
-    from tests.helpers.mix import SLOW_ADMITTED, pathological
+    from tests.helpers.mix import SLOW_ADMITTED, pathological, symbolic
     from tests.helpers.verl_rows import Row
 
     bad = pathological(round(n * share))
+    sound = symbolic()
     if held:
         for j in range(0, len(bad), 2):
             bad[j] = (SLOW_ADMITTED[0], f"The value is \\boxed{{\\sum_{{k=1}}^{{{9000 + j}}} k^{{k}}}}.", "7")
-    good = list(corpus_mod.corpus(n - len(bad), seed=0))
-    rows, step = [], n // max(len(bad), 1)
+    good = list(corpus_mod.corpus(n - len(bad) - len(sound), seed=0))
+    rows, step, every = [], n // max(len(bad), 1), n // len(sound)
     for i in range(n):
         if bad and i % step == step // 2:
             rows.append(Row(*bad.pop()))
+        elif sound and i % every == 0:
+            rows.append(Row(*sound.pop()))
         else:
             r = good.pop(0) if good else None
-            rows.append(Row(r.data_source, r.response, r.ground_truth) if r else Row(*pathological(1)[0]))
+            rows.append(Row(r.data_source, r.response, r.ground_truth) if r else Row(*symbolic(1)[0]))
     pathological_at = {i for i, r in enumerate(rows) if r.response.startswith("The value is")}
     return rows, pathological_at
 
