@@ -9,13 +9,13 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from cli.main import main
 from rewards.reporting.runs import TOP_KEPT, RunStats
 from rewards.reporting.stats import Row
+from rewards.result import VERDICTS
 from tests.helpers.browser import chromium, screenshot
-
-pytest.importorskip("verl")
 
 STEPS = 10
 PROMPTS = 16
@@ -69,6 +69,7 @@ def steady_step(step: int, rng: random.Random) -> tuple[list[str], list[str], li
 def write_run(folder, make_step=troubled_step, with_results=True, seed=0) -> None:
     """A run folder in verl's dump format: each step scored by our verl entry point (as the reward
     loop does), then written by verl's own `_write_generations`."""
+    pytest.importorskip("verl")
     import rewards.verl as rv
     from tests.helpers.verl_rows import verl_dump_writer
 
@@ -232,3 +233,33 @@ def test_page_never_overwrites_the_input(tmp_path, capsys):
     assert "would overwrite the input" in capsys.readouterr().err
     assert (run / "3.jsonl").read_bytes() == before
     assert main(["report", str(run), "-q"]) == 0 and (tmp_path / "rollouts.report.html").is_file()
+
+row_strategy = st.builds(
+    lambda source, score, verdict, pred, length, group, gold: Row(
+        source, score, float(verdict == "correct"), verdict, pred, length, group, format=1.0, gold=gold),
+    st.sampled_from(["a", "b"]), st.floats(-1, 2), st.sampled_from([*VERDICTS, ""]),
+    st.sampled_from(["", "1", "2", "x"]), st.one_of(st.none(), st.integers(0, 5000)),
+    st.one_of(st.none(), st.tuples(st.none(), st.just("prompt"), st.sampled_from("pq"))),
+    st.one_of(st.none(), st.sampled_from(["1", "2"])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), row_strategy), max_size=120), st.one_of(st.none(), st.integers(1, 5000)))
+def test_run_summaries_account_for_every_row(items, max_length):
+    run = RunStats(max_length=max_length)
+    for step, row in sorted(items, key=lambda item: item[0]):
+        run.add(step, row, "read from the file")
+    run.close_step()
+    assert run.total == len(items)
+    for source, steps in run.steps.items():
+        assert [s.step for s in steps] == sorted({step for step, row in items if row.data_source == source})
+        for s in steps:
+            assert s.judged == sum(s.verdicts.values()) <= s.rows
+            shares = [s.verdict_share(v) for v in s.verdicts]
+            assert not shares or abs(sum(shares) - 1) < 1e-9
+            for value in (s.acc, s.format_rate, s.cut_share, s.zero_variance_share, s.answer_concentration,
+                          s.gold_concentration):
+                assert value is None or 0 <= value <= 1
+            assert s.length_median is None or s.length_median <= s.length_p95
+    for flag in run.flags():
+        assert flag.data_source in run.steps and flag.message
