@@ -206,3 +206,12 @@ def test_function_applications_are_left_to_sympy(pred, gold):
 def test_products_with_brackets_are_still_read():
     assert fast_value_eq("x(x+1)", "x^2+x") is True
     assert fast_value_eq("3(x)", "3x") is True
+
+
+@pytest.mark.parametrize("pred, gold, verdict", [
+    ("2x-y+3=0", "y=2x+3", True), ("x^2+y^2-25=0", "x^2+y^2=25", True),
+    (r"y=-\frac{1}{2}x+\frac{3}{4}", "2x+4y-3=0", True),
+    ("2x-y-3=0", "y=2x+3", None), ("x^2=0", "x=0", None),   # not proportional: sympy decides
+])
+def test_equations_equal_up_to_a_constant_factor(pred, gold, verdict):
+    assert fast_value_eq(pred, gold) is verdict

@@ -47,6 +47,23 @@ def canonical(text: str) -> str | None:
         return None
 
 
+@lru_cache(maxsize=16384)
+def canonical_equation(lhs: str, rhs: str) -> str | None:
+    """The canonical form of the equation `lhs = rhs`: lhs - rhs divided by its first coefficient,
+    so equations equal up to a nonzero constant factor (`2x-y+3=0`, `y=2x+3`) have one form."""
+    a, b = read(lhs), read(rhs)
+    if a is None or b is None:
+        return None
+    try:
+        d = _add(_form(a), {m: -c for m, c in _form(b).items()})
+    except (Refuse, ZeroDivisionError, RecursionError, OverflowError, ValueError):
+        return None
+    if not d:
+        return "0"
+    lead = d[min(d)]
+    return key({m: c / lead for m, c in d.items()})
+
+
 def canonical_equal(a: str, b: str) -> bool | None:
     """True when both texts have the same canonical form; None otherwise (never a disproof)."""
     ca = canonical(a)

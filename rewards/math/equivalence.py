@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..number_text import parse_number
-from .canonical import canonical_equal
+from .canonical import canonical_equal, canonical_equation
 from .identity import identical
 from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
@@ -149,6 +149,8 @@ def value_verdict(pred: str, gold: str) -> tuple[Tri, str]:
     left to sympy."""
     if pred == gold:
         return True, "string"
+    if "=" in pred and "=" in gold:
+        return _equation_verdict(pred, gold)
     p, g = exact_value(pred), exact_value(gold)
     if p is not None and g is not None:
         return p == g, "rational"
@@ -158,6 +160,17 @@ def value_verdict(pred: str, gold: str) -> tuple[Tri, str]:
         return True, "canonical"
     verdict = identical(pred, gold)
     return verdict, "numeric" if verdict is not None else "sympy"
+
+
+def _equation_verdict(pred: str, gold: str) -> tuple[Tri, str]:
+    """Two equations are equal when they agree up to a nonzero constant factor; only equal canonical
+    forms decide here (`x^2=0` against `x=0` is for sympy to refuse)."""
+    p, g = split_top(pred, "="), split_top(gold, "=")
+    if len(p) == 2 and len(g) == 2:
+        form = canonical_equation(*p)
+        if form is not None and form == canonical_equation(*g):
+            return True, "canonical"
+    return None, "sympy"
 
 
 @lru_cache(maxsize=16384)
