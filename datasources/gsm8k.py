@@ -10,17 +10,16 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rewards.number_text import format_number, parse_number
+from rewards.scorers.gsm8k import MARKER, gold_text
 
 from .base import Extracted, Family, SkipRow, text_field
-
-MARKER = "####"
 
 
 def gold_from_solution(solution: str) -> str:
     """The canonical number after the last `####` of a GSM8K solution."""
     if MARKER not in solution:
         raise SkipRow("answer has no `####` line")
-    tail = solution.rsplit(MARKER, 1)[1].strip()
+    tail = gold_text(solution)
     value = parse_number(tail)
     if value is None:
         raise SkipRow(f"the text after `####` is not a number: {tail[:60]!r}")

@@ -14,10 +14,11 @@ from cli.main import main
 from rewards import register_scorer, registry
 from rewards.registry import list_scorers
 from rewards.number_text import NUMBER_RE, format_number, number_value, parse_number
-from rewards.probe.attacks import (ATTACK_NAMES, ATTACKS, CONTROL, Target, gold_text, responses_for,
-                                   select_attacks, wrong_answers)
+from rewards.probe.attacks import (ATTACK_NAMES, ATTACKS, CONTROL, Target, responses_for, select_attacks,
+                                   wrong_answers)
 from rewards.probe.samples import sample_targets
 from rewards.probe.scoreboard import default_score_fn, probe
+from rewards.scorers.gsm8k import gold_text
 from rewards.result import correct, wrong
 
 ATTACK_ONLY = [a for a in ATTACK_NAMES if a != CONTROL]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..number_text import format_number, parse_number
+from ..scorers.gsm8k import gold_text
 
 CONTROL = "control"
 BOMB_GOLDS = 3  # sympy bombs do not depend on the gold; a few golds show a hang without paying for many
@@ -33,14 +34,6 @@ class Target:
     extra_info: Mapping[str, Any] | None = None
     where: str = ""
     """Where the gold came from (`row 12`, `built-in sample 3`), for messages."""
-
-
-def gold_text(ground_truth: Any) -> str:
-    """The answer part of a gold: the text after the last `####` (GSM8K solutions), else all of it."""
-    text = str(ground_truth).strip()
-    if "####" in text:
-        text = text.rsplit("####", 1)[1].strip()
-    return text
 
 
 _LETTER = re.compile(r"^(\\text\{\s*\(?|\(?)([A-Z])(\)?\s*\}|\)?)$")

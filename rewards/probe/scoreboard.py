@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..registry import UnknownDataSourceError
-from .attacks import ATTACKS, BOMB_GOLDS, CONTROL, Attack, Target, gold_text, responses_for
+from ..scorers.gsm8k import gold_text
+from .attacks import ATTACKS, BOMB_GOLDS, CONTROL, Attack, Target, responses_for
 
 ScoreFn = Callable[..., Any]
 """verl's reward-function signature: `fn(data_source=, solution_str=, ground_truth=, extra_info=, **kw)`."""

@@ -60,11 +60,15 @@ def strict_answer(region: str) -> tuple[str | None, str]:
     return found.group(1), ""
 
 
+def gold_text(ground_truth: Any) -> str:
+    """The answer part of a gold: the text after the last `####` (a full GSM8K solution), else all
+    of it. The one reader of a gold's `####`: the scorer, `rewards prepare` and the probe use it."""
+    return str(ground_truth).rsplit(MARKER, 1)[-1].strip()
+
+
 @lru_cache(maxsize=8192)
 def _gold_from_text(text: str) -> Fraction | None:
-    if MARKER in text:
-        text = text.rsplit(MARKER, 1)[1]
-    return parse_number(text)
+    return parse_number(gold_text(text))
 
 
 def gold_value(ground_truth: Any) -> Fraction | None:
