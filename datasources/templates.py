@@ -3,7 +3,7 @@
 A template is chosen by name so that a data file records exactly how it was made (the manifest keeps
 the name and the system prompt). The model's answer format must match what the data_source's scorer
 reads: `####` for GSM8K, `\\boxed{}` for the MATH family; the `r1` template says which, through the
-family's answer format.
+family's answer format, whose words the scorer registry owns (`rewards.registry.ANSWER_FORMATS`).
 
 The chat template itself (`<|im_start|>` and so on) is applied by verl at training time, never here.
 """
@@ -11,6 +11,8 @@ The chat template itself (`<|im_start|>` and so on) is applied by verl at traini
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from rewards.registry import ANSWER_FORMATS
 
 # verl's own GSM8K recipe (examples/data_preprocess/gsm8k.py) appends exactly this sentence.
 GSM8K_SUFFIX = 'Let\'s think step by step and output the final answer after "####".'
@@ -25,11 +27,6 @@ THINK_BOX = ("You FIRST think about the reasoning process as an internal monolog
 R1_SYSTEM = ("A conversation between User and Assistant. The user asks a question and the Assistant "
              "solves it. The Assistant first reasons about the problem inside <think> </think> tags, "
              "then gives the final answer after the closing tag, {answer_format}.")
-
-ANSWER_FORMATS = {
-    "gsm8k": 'on a last line of the form "#### <number>"',
-    "boxed": "written as \\boxed{<answer>}",
-}
 
 # Named system prompts that `--system` accepts besides literal text.
 SYSTEM_PROMPTS = {"r1": R1_SYSTEM, "think_box": THINK_BOX}
@@ -84,7 +81,7 @@ def build_prompt(template: Template, question: str, *, answer_format: str = "box
     """
     if answer_format not in ANSWER_FORMATS:
         raise TemplateError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}")
-    fmt = ANSWER_FORMATS[answer_format]
+    fmt = ANSWER_FORMATS[answer_format].instruction
     messages = []
     system_text = resolve_system(system) or template.system
     if system_text:

@@ -50,12 +50,35 @@ class DuplicateScorerError(ValueError):
 
 
 @dataclass(frozen=True)
+class AnswerFormat:
+    """Where a scorer reads the answer: how a prompt asks for it and how a gold is written there."""
+
+    instruction: str
+    """The prompt's words for it (the `r1` system prompt fills them in)."""
+    response: str
+    """A response holding exactly the gold: `{gold}` is replaced by the gold text."""
+
+
+ANSWER_FORMATS = {
+    "gsm8k": AnswerFormat('on a last line of the form "#### <number>"', "#### {gold}"),
+    "boxed": AnswerFormat("written as \\boxed{<answer>}", "\\boxed{{gold}}"),
+}
+"""The answer formats a scorer entry may name; `boxed` (the last `\\boxed{}`) unless it says otherwise."""
+
+
+@dataclass(frozen=True)
 class ScorerEntry:
     name: str
     scorer: Scorer
     aliases: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Settings this data_source uses unless the caller overrides them (e.g. a format weight)."""
+    answer_format: str = "boxed"
+    """Where the scorer reads the answer, a key of ANSWER_FORMATS."""
+
+    def render_gold(self, gold: str) -> str:
+        """A response holding exactly `gold`, in the format this scorer reads (it must score correct)."""
+        return ANSWER_FORMATS[self.answer_format].response.replace("{gold}", gold)
 
     @property
     def description(self) -> str:
@@ -69,8 +92,12 @@ _loaded = False
 
 
 def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
-                    defaults: Mapping[str, Any] | None = None, override: bool = False):
+                    defaults: Mapping[str, Any] | None = None, answer_format: str = "boxed",
+                    override: bool = False):
     """Bind `name` (and aliases) to a scorer; use as `@register_scorer(...)` or with `scorer=`.
+
+    `answer_format` (a key of ANSWER_FORMATS) says where the scorer reads the answer, so that data
+    preparation can ask for it and the validator can write a gold as a response.
 
     Re-binding a taken name raises unless `override=True`, so two plugins never fight silently.
 
@@ -84,8 +111,11 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
     1.0
     """
 
+    if answer_format not in ANSWER_FORMATS:
+        raise ValueError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}")
+
     def bind(fn: Scorer) -> Scorer:
-        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}))
+        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format)
         with _lock:
             for key in (name, *aliases):
                 _check_name(key)

@@ -28,12 +28,6 @@ MAX_LISTED = 20
 GOLD_BATCH = 2048  # golds scored per call, so a progress bar moves on large files
 Progress = Callable[[int, str], Callable[[int], Any]]
 
-# How a gold answer is written as a response its own scorer must accept, keyed by the scorer's
-# canonical registry name. Every other scorer (the whole MATH family, geometry3k, plugins that
-# follow the convention) reads the last \boxed{}. `<gold>` is replaced by the gold text.
-GOLD_RESPONSES = {"openai/gsm8k": "#### <gold>"}
-BOXED_RESPONSE = "\\boxed{<gold>}"
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -351,11 +345,6 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 one stored on the `_File` (the usable prompts, the golds, the registered scorers, the prompt keys)."""
 
 
-def gold_response(scorer_name: str, gold: str) -> str:
-    """The gold written in the answer format its scorer reads (see GOLD_RESPONSES)."""
-    return GOLD_RESPONSES.get(scorer_name, BOXED_RESPONSE).replace("<gold>", gold)
-
-
 # -- helpers of the checks -------------------------------------------------------------------
 
 def _check_prompt(found: _Findings, i: int, prompt: Any, row_images: Any) -> bool:
@@ -450,7 +439,7 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
             pairs.setdefault((source, gold), []).append(i)
     tallies: Counter = Counter()
     for source, gold in list(pairs):
-        defect = gold_defect(gold) if entries[source].name not in GOLD_RESPONSES else None
+        defect = gold_defect(gold) if entries[source].answer_format == "boxed" else None
         if defect:  # it would equal itself as text, and nothing else: every response scores wrong
             rows = pairs.pop((source, gold))
             tallies["malformed"] += len(rows)
@@ -458,7 +447,7 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
                 found.error("gold", i, "reward_model.ground_truth",
                             f"gold {gold[:80]!r} can never be matched: {defect}")
     keys = list(pairs)
-    samples = [Sample(s, gold_response(entries[s].name, g), g) for s, g in keys]
+    samples = [Sample(s, entries[s].render_gold(g), g) for s, g in keys]
     update = progress(len(samples), "gold self-check") if progress else None
     results = []
     for start in range(0, len(samples), GOLD_BATCH):

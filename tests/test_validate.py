@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from cli.main import main
 from datasources.pipeline import PrepareOptions, prepare
-from schemas.validate import gold_response, validate_file
+from rewards.registry import get_scorer
+from schemas.validate import validate_file
 from schemas.verl_row import make_row, write_parquet
 from tests.conftest import FIXTURES
 
@@ -119,6 +120,10 @@ def test_golds_nothing_can_match_are_flagged_with_the_rule(tmp_path):
     assert "empty argument" in messages[2]
     assert "unbalanced braces" in messages[3] and "boxed" not in messages[3]   # the user wrote no box
     assert report.stats["gold"] == {"malformed": 4, "correct": 3}
+
+
+def gold_response(data_source: str, gold: str) -> str:
+    return get_scorer(data_source).render_gold(gold)
 
 
 def test_gold_dressing_per_scorer():

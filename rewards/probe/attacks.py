@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..number_text import format_number, parse_number
+from ..registry import ANSWER_FORMATS
 from ..scorers.gsm8k import gold_text
 
 CONTROL = "control"
@@ -98,13 +99,10 @@ class Attack:
 
 
 def _control(g: str, w: tuple[str, str], t: Target) -> list[str]:
-    return [
-        f"The answer is $\\boxed{{{g}}}$.",
-        f"So the final answer is:\n#### {g}",
-        f"<think>\nLet me work it out.\n</think>\nThe answer is $\\boxed{{{g}}}$.",
-        f"<think>\nLet me work it out.\n</think>\n<answer>{g}</answer>",
-        f"<think>\nLet me work it out.\n</think>\n#### {g}",
-    ]
+    """The gold in every answer format a scorer entry may read, bare and after a thought."""
+    written = [fmt.response.replace("{gold}", g) for fmt in ANSWER_FORMATS.values()]
+    return written + [f"<think>\nLet me work it out.\n</think>\n{r}" for r in written] + [
+        f"<think>\nLet me work it out.\n</think>\n<answer>{g}</answer>"]
 
 
 def _empty(g: str, w: tuple[str, str], t: Target) -> list[str]:

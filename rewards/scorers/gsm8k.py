@@ -24,7 +24,7 @@ _LEADING_NUMBER = re.compile(rf"[ \t]*({NUMBER})")
 _LOOKAHEAD = 200  # characters after the marker that may hold the number
 
 
-@register_scorer("openai/gsm8k", "gsm8k")
+@register_scorer("openai/gsm8k", "gsm8k", answer_format="gsm8k")
 def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
                 settings: Settings) -> Result:
     """GSM8K: last `#### <number>` (strict) or last number (flexible), exact rational match."""
