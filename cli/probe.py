@@ -143,8 +143,8 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
     default = data_sources[0] if data_sources and len(data_sources) == 1 else None
     try:
         for item in read_rows(path):
-            if item.error is not None or not isinstance(item.value, dict):
-                skipped.append(item.error or f"{item.where}: expected a JSON object")
+            if item.problem is not None:
+                skipped.append(item.problem)
                 continue
             try:
                 target = target_from_row(item.value, item.where, default)

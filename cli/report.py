@@ -155,9 +155,8 @@ def _judge_chunk(chunk: list[Any], args, length) -> Iterator[tuple[Any, Any, str
     to_score: list[tuple[int, Any]] = []
     for item in chunk:
         row = item.value
-        if item.error is not None or not isinstance(row, dict):
-            message = item.error or f"{item.where}: expected a JSON object, got {type(row).__name__}"
-            out.append((item.step, _error_row(args.data_source, message), UNREADABLE))
+        if item.problem is not None:
+            out.append((item.step, _error_row(args.data_source, item.problem), UNREADABLE))
         elif not args.rescore and "score" in row and "verdict" in row:
             out.append((item.step, _row(make_row, row, row, args.data_source, length), FROM_FILE))
         elif row.get("data_source") or args.data_source:

@@ -61,6 +61,16 @@ class InputRow(NamedTuple):
     text: str | None = None
     step: int | None = None
 
+    @property
+    def problem(self) -> str | None:
+        """Why this is no row object, in one line naming where (its read error, or a JSON value that
+        is not an object); None for a JSON object. Every command words a bad row this one way."""
+        if self.error is not None:
+            return self.error
+        if not isinstance(self.value, dict):
+            return f"{self.where}: expected a JSON object, got {type(self.value).__name__}"
+        return None
+
 
 def read_rows(path: str | Path, *, stdin: IO[bytes] | None = None) -> Iterator[InputRow]:
     """Every row of the file, folder or ('-') standard input, in order. Raises UnreadableFile.

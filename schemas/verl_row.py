@@ -124,8 +124,6 @@ def read_table(path: str | Path) -> pa.Table:
         from .reader import read_rows
 
         for item in read_rows(path):  # name the first line that is not a JSON object
-            if item.error is not None:
-                raise RowFileError(item.error) from None
-            if not isinstance(item.value, dict):
-                raise RowFileError(f"{item.where}: expected a JSON object, got {type(item.value).__name__}") from None
+            if item.problem is not None:
+                raise RowFileError(item.problem) from None
         raise  # every line parses: the rows disagree on a column's type, which pyarrow's message says
