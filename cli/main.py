@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from importlib import import_module
 
@@ -28,7 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     args = parse(build_parser(), argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader that left (`| head`) surfaces here, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader closed the pipe: stop quietly, as a shell tool does (128 + SIGPIPE). Python
+        # flushes stdout again at exit, so point it at devnull first, or that flush raises too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         return 130
     except CommandError as exc:

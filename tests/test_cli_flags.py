@@ -48,3 +48,18 @@ def test_probe_file_positional_and_the_older_flag_agree(tmp_path, capsys):
     assert summary() == positional and positional[0] == 1
     assert main(["probe", str(path), "--file", str(tmp_path / "other.parquet"), *args]) == 2
     assert "two files given" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_quietly(monkeypatch, capsys):
+    """`rewards list --json | head -1`: the reader leaves early; no traceback, status 141 (SIGPIPE)."""
+    import os
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "w") as closed:
+        monkeypatch.setattr(sys, "stdout", closed)
+        status = main(["list", "--json"])
+        monkeypatch.undo()
+    assert status == 141
+    assert "Traceback" not in capsys.readouterr().err
