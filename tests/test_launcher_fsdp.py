@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from cli.launch import verl_config
-from cli.launch.memory import GIB, fsdp_activation_bytes, fsdp_step_peak_bytes
+from cli.launch.memory import (FSDP_ADAM_BYTES, FSDP_GRAD_BYTES, FSDP_MASTER_BYTES, FSDP_STEP_BYTES, GIB,
+                               fsdp_activation_bytes)
 from cli.launch.model import shape_from_config
 from cli.main import main
 from tests.helpers.launch_plans import checks, gsm8k_files, model_dirs, plan_for, verl_rows  # noqa: F401 (fixtures)
@@ -182,6 +183,13 @@ def _text_shape(model: str):
     raw = json.loads((BENCH / "configs" / f"{model}.json").read_text())
     raw.pop("vision_config", None)      # the bench runs the language model (see gpu_memory.py)
     return shape_from_config(raw)
+
+
+def fsdp_step_peak_bytes(params: float, shard: int, activations: float) -> tuple[float, float]:
+    """(backward peak, optimizer-step peak) of a training step: states plus activations, or plus AdamW's
+    copy, with the byte counts per parameter the plan's FSDP phases use."""
+    states = params * (FSDP_MASTER_BYTES + FSDP_GRAD_BYTES + FSDP_ADAM_BYTES) / max(shard, 1)
+    return states + activations, states + params * FSDP_STEP_BYTES / max(shard, 1)
 
 
 def estimate_row(row) -> float:

@@ -10,11 +10,18 @@ from hypothesis import given, strategies as st
 
 from cli.main import main
 from rewards.reporting.html import render_html
-from rewards.reporting.stats import Row, SourceStats, build_report, group_key, make_row
+from rewards.reporting.stats import Report, Row, SourceStats, group_key, make_row
 from tests.helpers.browser import chromium, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "rollouts.jsonl"
+
+
+def build_report(rows) -> Report:
+    report = Report()
+    for row in rows:
+        report.add(row)
+    return report
 
 
 def grpo_dump(n_prompts=24, n=8, seed=0, step=3):

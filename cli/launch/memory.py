@@ -245,12 +245,6 @@ def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool,
     return total
 
 
-def fsdp_step_peak_bytes(params: float, shard: int, activations: float) -> tuple[float, float]:
-    """(backward peak, optimizer-step peak) of a training step: states plus activations, or plus AdamW's copy."""
-    states = params * (FSDP_MASTER_BYTES + FSDP_GRAD_BYTES + FSDP_ADAM_BYTES) / max(shard, 1)
-    return states + activations, states + params * FSDP_STEP_BYTES / max(shard, 1)
-
-
 def _fsdp_tokens(layout: Layout, plan: ParallelPlan) -> float:
     """Tokens one GPU holds in a micro-batch: with dynamic batch size verl packs up to
     ppo_max_token_len_per_gpu per GPU (a longer sequence goes alone, split over the Ulysses group)."""

@@ -40,14 +40,6 @@ def config_dir() -> Path:
     return directory
 
 
-def verl_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("verl")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def compose(overrides: Iterable[str]) -> Any:
     """verl's trainer config with these overrides applied (an OmegaConf DictConfig)."""
     from hydra import compose as hydra_compose, initialize_config_dir

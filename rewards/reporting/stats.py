@@ -16,7 +16,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 
 LENGTH_BINS = 8
@@ -247,10 +247,3 @@ class Report:
                 "top_wrong": s.top_wrong(),
             }
         return out
-
-
-def build_report(rows: Iterable[Row]) -> Report:
-    report = Report()
-    for row in rows:
-        report.add(row)
-    return report
