@@ -1,23 +1,17 @@
 """A pool of worker processes that run picklable calls under a hard deadline.
 
-Why not multiprocessing/concurrent.futures: their fork start method is unsafe in the threaded
-processes verl runs reward functions in (Ray actors), and their spawn/forkserver methods re-import
-the caller's `__main__` in every worker (in verl that is the trainer or Ray's worker script) and
-refuse to start children from daemonic processes. Here a fresh interpreter, the zygote
-(`python -m rewards.engine.zygote`), imports and warms up once and forks each worker on request
-(milliseconds); where fork is unavailable, or the zygote is gone, a worker is a fresh
-`python -m rewards.engine.worker`. Either way a worker talks over two private pipes, so the pool
-starts the same way from threads, asyncio executors, Ray actors or a plain script. A call that
-overruns its deadline gets its worker killed (SIGKILL; no signal handlers anywhere) and a
-replacement started in the background.
+The processes themselves (zygote, workers, their pipes) are processes.py's; this module decides
+who gets a worker and when. A call that overruns its deadline gets its worker killed (SIGKILL; no
+signal handlers anywhere) and a replacement started in the background.
 
 Scheduling (docs/verl.md, "Scheduling"): a call's deadline is an absolute time that covers waiting
 for a worker as well as the work, so a call that cannot get a worker in time ends at its deadline.
-Waiting callers, threads and asyncio tasks alike, are served first come, first served; while any
-wait, the pool grows by one worker at a time up to `max_workers` (forked from the zygote in
-milliseconds), and workers above `workers` retire after a few idle seconds. asyncio callers wait on
-the event loop itself (`add_reader` on the worker's pipe), never in a parked thread. Only the
-pool's one-time start (the zygote importing sympy) is outside deadlines.
+Waiting callers, threads and asyncio tasks alike, are served first come, first served. While
+callers wait behind workers held by long checks, the pool grows (forked from the zygote in
+milliseconds) up to `max_workers`, held workers drop to the lowest CPU priority, and workers above
+`workers` retire after a few idle seconds. asyncio callers wait on the event loop itself
+(`add_reader` on the worker's pipe), never in a parked thread. Only the pool's one-time start (the
+zygote importing sympy) is outside deadlines.
 """
 
 from __future__ import annotations
@@ -25,284 +19,19 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import queue
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .config import STARTUP_TIMEOUT, EngineConfig
 from .errors import WorkerCrashed, WorkerError, WorkerTimeout
+from .processes import ZygoteError, _Forked, _popen_worker, _Worker, _Zygote
 from .stats import PoolStats
 
 log = logging.getLogger("rewards")
-
-# The directory holding `rewards/`, put on the worker's PYTHONPATH so `-m rewards.engine.*` resolves.
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_SIGKILL = 9
-"""POSIX SIGKILL, sent to a zygote-forked worker past its deadline (Popen.kill sends the same to
-the others). Sending it is the only use of signals here; no handler is ever installed."""
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-    return env
-
-
-def _sys_path() -> list[str]:
-    return [os.getcwd() if p == "" else p for p in sys.path]
-
-
-def _start(module: str, fds: tuple[int, ...], *args: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", module, *map(str, fds), *args]
-    return _launcher().run(lambda: subprocess.Popen(
-        command, pass_fds=fds, env=_env(), stdin=subprocess.DEVNULL,
-        start_new_session=True))  # a terminal's Ctrl-C goes to the caller, which shuts us down
-
-
-class _Launcher:
-    """The one thread that starts this process's children, alive as long as the process.
-
-    Children ask the kernel to kill them when their parent dies (`PR_SET_PDEATHSIG`), and the
-    kernel means the parent *thread*: a zygote started from a short-lived thread (verl's executor,
-    our warm-up thread) would be killed when that thread ended."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name="rewards-launcher", daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            job, done = self._jobs.get()
-            try:
-                done.set_result(job())
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                done.set_exception(exc)
-
-    def run(self, job: Callable[[], Any]) -> Any:
-        done: Future = Future()
-        self._jobs.put((job, done))
-        return done.result()
-
-
-_launcher_lock = threading.Lock()
-_the_launcher: _Launcher | None = None
-
-
-def _launcher() -> _Launcher:
-    global _the_launcher
-    with _launcher_lock:
-        if _the_launcher is None or _the_launcher.pid != os.getpid():  # threads do not survive fork()
-            _the_launcher = _Launcher()
-        return _the_launcher
-
-
-class _Popened:
-    """A worker process started on its own (`python -m rewards.engine.worker`)."""
-
-    def __init__(self, popen: subprocess.Popen):
-        self.popen = popen
-        self.pid = popen.pid
-
-    def kill(self) -> None:
-        try:
-            self.popen.kill()
-        except OSError:
-            pass
-
-    def wait(self, timeout: float | None = None) -> int | None:
-        try:
-            return self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-
-class _Forked:
-    """A worker forked by the zygote: killed by pid, reaped by the zygote (once, on request)."""
-
-    def __init__(self, zygote: "_Zygote", pid: int):
-        self.zygote = zygote
-        self.pid = pid
-        self._reaped = False
-        self._code: int | None = None
-
-    def kill(self) -> None:
-        if not self._reaped and self.zygote.alive:  # unreaped, so the pid is still this worker's
-            try:
-                os.kill(self.pid, _SIGKILL)
-            except OSError:
-                pass
-
-    def wait(self, timeout: float | None = None) -> int | None:
-        """Only used when the worker must stop anyway: kill it, then collect its exit code."""
-        if not self._reaped:
-            self.kill()
-            self._code = self.zygote.reap(self.pid)
-            self._reaped = True
-        return self._code
-
-
-class ZygoteError(OSError):
-    """The zygote is gone or did not answer; the pool falls back to starting workers directly."""
-
-
-class _Zygote:
-    """The pool's side of `rewards.engine.zygote`: spawn and reap requests, one at a time."""
-
-    def __init__(self, memory_mb: int, preload: tuple[str, ...]):
-        from .zygote import recv_message, send_message
-
-        self._send, self._recv = send_message, recv_message
-        ours, theirs = socket.socketpair()
-        try:
-            self.process = _start("rewards.engine.zygote", (theirs.fileno(),), str(os.getpid()))
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.sock = ours
-        self.alive = True
-        self._ready = False
-        self._lock = threading.Lock()
-        self._send(self.sock, ("init", _sys_path(), tuple(preload), memory_mb))
-
-    def _request(self, message: tuple, fds: list[int] | None = None) -> tuple:
-        with self._lock:
-            if not self.alive:
-                raise ZygoteError("the zygote has exited")
-            try:
-                self.sock.settimeout(STARTUP_TIMEOUT)
-                if not self._ready:
-                    reply, _ = self._recv(self.sock)
-                    if reply[0] != "ready":
-                        raise ZygoteError(f"zygote sent {reply[0]!r} instead of ready")
-                    self._ready = True
-                self._send(self.sock, message, fds)
-                reply, _ = self._recv(self.sock)
-                return reply
-            except (OSError, EOFError) as exc:
-                self.alive = False
-                raise ZygoteError(f"the zygote stopped answering: {exc or type(exc).__name__}") from None
-
-    def spawn(self, preload: tuple[str, ...]) -> tuple[int, Connection, Connection]:
-        reply, inbox, outbox = _with_pipes(lambda fds: self._request(("spawn", tuple(preload)), list(fds)))
-        return reply[1], inbox, outbox
-
-    def reap(self, pid: int) -> int | None:
-        try:
-            return self._request(("reap", pid))[1]
-        except ZygoteError:
-            return None
-
-    def close(self) -> None:
-        with self._lock:
-            self.alive = False
-            self.sock.close()
-        try:
-            self.process.wait(2)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def _with_pipes(start: Callable[[tuple[int, int]], Any]) -> tuple[Any, Connection, Connection]:
-    """Two pipes for a new worker: `start` hands the child its ends (read, write), which are then
-    closed here; the result of `start` comes back with our ends, or our ends are closed if it fails."""
-    child_in, self_out = os.pipe()
-    self_in, child_out = os.pipe()
-    try:
-        started = start((child_in, child_out))
-    except BaseException:
-        os.close(self_in)
-        os.close(self_out)
-        raise
-    finally:
-        os.close(child_in)
-        os.close(child_out)
-    return started, Connection(self_in, writable=False), Connection(self_out, readable=False)
-
-
-def _popen_worker(memory_mb: int, preload: tuple[str, ...]) -> "_Worker":
-    popen, inbox, outbox = _with_pipes(
-        lambda fds: _start("rewards.engine.worker", fds, str(memory_mb), str(os.getpid())))
-    worker = _Worker(_Popened(popen), inbox, outbox)
-    worker.outbox.send(("init", _sys_path(), tuple(preload)))
-    return worker
-
-
-class _Worker:
-    """One worker process and the parent's ends of its two pipes."""
-
-    def __init__(self, process: _Popened | _Forked, inbox: Connection, outbox: Connection):
-        self.process = process
-        self.inbox = inbox
-        self.outbox = outbox
-        self.modules: set[str] = set()  # filled from the ready message: what actually imported
-        self.ready = False
-        self.idle_since = 0.0
-        self.busy_since = 0.0
-        self.niced = False
-
-    def yield_cpu(self) -> None:
-        """Lower this worker's CPU priority to the minimum: it is held by a long check while
-        others queue, and on a machine with few cores it would otherwise slow every sound check
-        down. An unprivileged process cannot raise it back, so the worker is replaced when its
-        call ends (WorkerPool._release)."""
-        if self.niced or not hasattr(os, "setpriority"):
-            return
-        self.niced = True
-        try:
-            os.setpriority(os.PRIO_PROCESS, self.process.pid, 19)
-        except OSError:
-            pass
-
-    def poll_ready(self) -> bool:
-        """True once the worker has said `ready` (never blocks)."""
-        if not self.ready and self.inbox.poll(0):
-            self._read_ready()
-        return self.ready
-
-    def wait_ready(self, timeout: float) -> None:
-        if self.ready:
-            return
-        if not self.inbox.poll(timeout):
-            raise WorkerCrashed(f"worker did not start within {timeout:g} s")
-        self._read_ready()
-
-    def _read_ready(self) -> None:
-        try:
-            reply = self.inbox.recv()
-        except (EOFError, OSError):
-            code = self.exitcode()
-            raise WorkerCrashed(f"worker exited while starting (exit code {code})", code) from None
-        if reply[0] != "ready":
-            raise WorkerCrashed(f"worker sent {reply[0]!r} instead of ready")
-        self.modules.update(reply[2])
-        self.ready = True
-
-    def exitcode(self, wait: float = 1.0) -> int | None:
-        return self.process.wait(wait)
-
-    def kill(self) -> None:
-        """Stop the process now and reap it; safe to call twice."""
-        self.process.kill()
-        self.process.wait()
-        self.close_pipes()
-
-    def close_pipes(self) -> None:
-        for conn in (self.inbox, self.outbox):
-            try:
-                conn.close()
-            except OSError:
-                pass
 
 
 EXTRA_IDLE_S = 5.0
