@@ -82,7 +82,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(plan.to_dict(), indent=2, default=str))
     else:
-        from .launch.report import render_plan
+        from .launch.plan_text import render_plan
         print(render_plan(plan))
         print("\nCommand:\n" + (" ".join(argv[:argv.index("--") + 1]) + " \\\n    " if args.ray_address else "")
               + render_command(plan.argv))
