@@ -351,3 +351,20 @@ def test_ours_and_delegated_share_keys_for_any_settings(kwargs, response):
                               ground_truth={"target": ["Paris"]}, **kwargs)
     assert list(ours) == list(theirs)
     assert all(isinstance(theirs[k], float) for k in theirs if k not in ("pred", "verdict"))
+
+
+# --- issue 13: the mix through verl's own reward loop --------------------------------------------
+
+@pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
+def test_the_mix_through_the_reward_loop_keeps_sound_samples_in_time(configs, tokenizer, name, warm_engine):
+    """The 128-sample mix (tests/helpers/mix.py), gathered by verl's RewardLoopWorker: only the
+    towers and factorials get `timeout`, and every sample is done within the deadline + 0.5 s."""
+    from tests.helpers.mix import mix
+
+    rows = [Row(*row) for row in mix()]
+    results = timed_batch(configs[name], rows, tokenizer)
+    verdicts = [out["reward_extra_info"]["verdict"] for out, _ in results]
+    towers = [i for i, row in enumerate(rows) if row.response.startswith("The value is")]
+    assert [i for i, v in enumerate(verdicts) if v == "timeout"] == towers
+    assert verdicts.count("correct") == 96
+    assert max(at for _, at in results) <= DEADLINE + 0.5
