@@ -191,3 +191,14 @@ def test_no_engine_process_outlives_a_sigkilled_caller():
         except psutil.NoSuchProcess:
             pass
     assert not alive, f"engine processes outlived their caller: {alive}"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXCPU"), reason="POSIX CPU limits")
+def test_the_cpu_limit_ends_a_runaway_worker_by_itself():
+    """The backstop under the deadline: a worker past its call's CPU allowance is ended by the kernel."""
+    code = ("import os\nfrom rewards.engine.worker import die_with_parent, limit_cpu\n"
+            "die_with_parent(os.getppid())\nlimit_cpu(1.0)\nwhile True:\n    pass\n")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], timeout=60)
+    assert done.returncode == -signal.SIGXCPU
+    assert time.monotonic() - start < 30

@@ -25,6 +25,8 @@ from importlib import import_module
 from multiprocessing.connection import Connection
 
 OOM_EXIT = 3
+IMPORT_CPU_SECONDS = 120.0
+"""CPU allowance for importing a module first needed mid-run (the pool's start-up allowance)."""
 
 
 def cap_memory(memory_mb: int) -> None:
@@ -155,6 +157,7 @@ def handle(data: bytes) -> bytes:
     try:
         message = pickle.loads(data)
         if message[0] == "import":
+            limit_cpu(IMPORT_CPU_SECONDS)
             import_module(message[1])
             return pickle.dumps(("ok", None))
         _, fn, args, cpu_seconds = message
