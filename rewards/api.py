@@ -64,7 +64,7 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
     """Judge many responses, results in input order. Unknown data_sources raise before any work.
 
     Fast-path answers are judged in this process; sympy-bound checks go to the engine's worker
-    pool, and `threads` (default: pool workers + 1) keep those workers busy meanwhile.
+    pool, and `threads` (default: the pool's `max_workers` + 1) keep those workers busy meanwhile.
 
     >>> from rewards import Sample, score_batch
     >>> results = score_batch([Sample("openai/gsm8k", "#### 12", "12"), Sample("openai/gsm8k", "#### 13", "12")])
