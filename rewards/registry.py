@@ -75,6 +75,9 @@ class ScorerEntry:
     """Settings this data_source uses unless the caller overrides them (e.g. a format weight)."""
     answer_format: str = "boxed"
     """Where the scorer reads the answer, a key of ANSWER_FORMATS."""
+    preload: tuple[str, ...] = ()
+    """What the engine's workers load before work, for a scorer that sends them checks (modules,
+    `module:function` warm-ups); handed to `rewards.engine.require` when the scorer registers."""
 
     def render_gold(self, gold: str) -> str:
         """A response holding exactly `gold`, in the format this scorer reads (it must score correct)."""
@@ -93,11 +96,12 @@ _loaded = False
 
 def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
                     defaults: Mapping[str, Any] | None = None, answer_format: str = "boxed",
-                    override: bool = False):
+                    preload: tuple[str, ...] = (), override: bool = False):
     """Bind `name` (and aliases) to a scorer; use as `@register_scorer(...)` or with `scorer=`.
 
     `answer_format` (a key of ANSWER_FORMATS) says where the scorer reads the answer, so that data
-    preparation can ask for it and the validator can write a gold as a response.
+    preparation can ask for it and the validator can write a gold as a response. `preload` names
+    what the engine's workers must load before they run this scorer's checks (ScorerEntry.preload).
 
     Re-binding a taken name raises unless `override=True`, so two plugins never fight silently.
 
@@ -115,7 +119,7 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
         raise ValueError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}")
 
     def bind(fn: Scorer) -> Scorer:
-        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format)
+        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format, tuple(preload))
         with _lock:
             for key in (name, *aliases):
                 _check_name(key)
@@ -125,6 +129,10 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
                         "pass override=True to replace it")
             for key in (name, *aliases):
                 _entries[key] = entry
+        if entry.preload:
+            from .engine import require  # deferred: scorers without worker checks never load the engine
+
+            require(*entry.preload)
         return fn
 
     return bind if scorer is None else bind(scorer)

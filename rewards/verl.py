@@ -138,6 +138,9 @@ def _start_engine_once() -> None:
 def _warm_up() -> None:
     try:
         from .engine import warm_up
+        from .registry import list_scorers
+
+        list_scorers()  # the scorers declare what workers preload when they register
         warm_up()
     except Exception as exc:  # e.g. the process exiting mid-start; a real failure resurfaces,
         log.debug("rewards: background warm-up stopped: %s", exc)  # loudly, at the first call

@@ -189,10 +189,14 @@ def test_preload_imports_modules_and_runs_warm_up_functions_before_ready():
         engine.configure(preload=default)
 
 
-def test_the_default_preload_warms_the_math_check():
-    assert "rewards.engine.warmup:symbolic" in engine.EngineConfig().preload
-    from rewards.engine.warmup import symbolic
-    symbolic()  # runs in-process too, without raising
+def test_the_math_scorer_declares_its_preload_and_warm_up():
+    from rewards.registry import get_scorer
+
+    assert "rewards.math.symbolic:warm_up" in get_scorer("lighteval/MATH").preload
+    assert "rewards.math.symbolic:warm_up" in engine.worker_preload()
+    assert engine.EngineConfig().preload == ()   # the engine itself names no scorer's modules
+    from rewards.math.symbolic import warm_up
+    warm_up()  # runs in-process too, without raising
 
 
 def test_inline_mode_runs_in_process_for_debugging():
@@ -239,7 +243,6 @@ def test_configuration_from_the_environment():
                                        "REWARDS_WORKER_PRELOAD": "sympy, json", "REWARDS_ENGINE_INLINE": "1"})
     assert config == EngineConfig(workers=3, memory_mb=None, preload=("sympy", "json"), inline=True)
     assert from_env(EngineConfig(), {"REWARDS_WORKER_PRELOAD": ""}).preload == ()
-    assert "sympy" in EngineConfig().preload
     with pytest.raises(ValueError, match="REWARDS_WORKERS"):
         from_env(EngineConfig(), {"REWARDS_WORKERS": "many"})
     with pytest.raises(ValueError):

@@ -136,9 +136,6 @@ def test_the_map_of_the_house_names_real_functions():
     assert missing == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine/warmup.py and the engine's default preload still "
-                   "name the MATH symbolic check: the MATH scorer must declare its own preload and "
-                   "warm-up (issue 19, 'the engine knows no scorer')")
 def test_the_engine_knows_no_scorer(graph):
     leaks = [f"{src} -> {dst}" for src, targets in graph.items() if src.startswith("rewards.engine")
              for dst in targets if dst.startswith(("rewards.math", "rewards.scorers"))]

@@ -12,6 +12,10 @@ its worker calls awaited that way (scope.py). No `signal` handler is installed a
 
 Configuration is per process: `REWARDS_WORKERS`, `REWARDS_MAX_WORKERS`, `REWARDS_WORKER_MEMORY_MB`,
 `REWARDS_WORKER_PRELOAD`, `REWARDS_ENGINE_INLINE` (debugging only), or `configure(...)`.
+
+The engine knows no scorer: a caller that sends it work says what its workers need with
+`require(...)` (the registry does so for each scorer registered with `preload=`), and names heavy
+functions with `WorkerFunction` so that only workers import them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from .by_name import WorkerFunction
 from .config import EngineConfig, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
 from .scope import Deferred, answered, deadline, within
@@ -35,8 +40,8 @@ if TYPE_CHECKING:  # the pool (subprocess, pipes) is imported when it first star
 
 __all__ = [
     "call_bounded", "acall_bounded", "drive", "within", "deadline", "configure", "get_config",
-    "warm_up", "shutdown", "stats", "EngineConfig", "EngineError", "WorkerTimeout", "WorkerCrashed",
-    "WorkerError", "PoolStats", "Deferred",
+    "warm_up", "shutdown", "stats", "require", "worker_preload", "EngineConfig", "EngineError",
+    "WorkerTimeout", "WorkerCrashed", "WorkerError", "PoolStats", "Deferred", "WorkerFunction",
 ]
 
 log = logging.getLogger("rewards")
@@ -45,6 +50,7 @@ _lock = threading.Lock()
 _config: EngineConfig | None = None
 _pool: WorkerPool | None = None
 _inline_warned = False
+_required: tuple[str, ...] = ()
 
 
 def get_config() -> EngineConfig:
@@ -72,6 +78,25 @@ def configure(**changes: Any) -> EngineConfig:
     return _config
 
 
+def require(*preload: str) -> None:
+    """Preload entries every worker loads before it takes work, on top of the configured ones:
+    modules, and `module:function` warm-ups that are called. Given by a caller that sends work
+    here (`register_scorer(..., preload=)`), before the pool starts; a running pool's workers
+    started from now on load them too."""
+    global _required
+    with _lock:
+        _required = tuple(dict.fromkeys(_required + preload))
+        pool = _pool
+    if pool is not None:
+        pool.require(preload)
+
+
+def worker_preload() -> tuple[str, ...]:
+    """What each worker loads before it takes work: the configured preload, then what callers require."""
+    with _lock:
+        return tuple(dict.fromkeys(_current_config().preload + _required))
+
+
 def _get_pool() -> WorkerPool:
     return _get_pool_timed()[0]
 
@@ -87,7 +112,8 @@ def _get_pool_timed() -> tuple[WorkerPool, float]:
             return _pool, 0.0
         from .pool import WorkerPool
         start = time.monotonic()
-        _pool = WorkerPool(_current_config())
+        config = _current_config()
+        _pool = WorkerPool(replace(config, preload=tuple(dict.fromkeys(config.preload + _required))))
         return _pool, time.monotonic() - start
 
 

@@ -18,10 +18,10 @@ ENV_PRELOAD = "REWARDS_WORKER_PRELOAD"
 ENV_INLINE = "REWARDS_ENGINE_INLINE"
 
 DEFAULT_MEMORY_MB = 1024
-DEFAULT_PRELOAD = ("sympy", "latex2sympy2_extended", "rewards.math.symbolic", "rewards.engine.warmup:symbolic")
-"""What the MATH scorer's symbolic check needs (its import also loads the LaTeX grammar), then a
-few warm-up checks (`module:function` entries are called): ~2-3 s of start-up per worker, paid
-when the worker starts rather than inside a deadline."""
+DEFAULT_PRELOAD: tuple[str, ...] = ()
+"""Nothing: what workers import and warm up before they take work (~2-3 s for the MATH check's
+sympy, paid at start rather than inside a deadline) is declared by the callers, through
+`rewards.engine.require` (`register_scorer(..., preload=)`). This setting adds to it."""
 STARTUP_TIMEOUT = 120.0
 """Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
 
@@ -43,8 +43,8 @@ class EngineConfig:
     """Address-space cap per worker (RLIMIT_AS) in MiB; None or 0 for no cap."""
     preload: tuple[str, ...] = DEFAULT_PRELOAD
     """Modules each worker imports before it takes work, so imports never eat into a deadline;
-    `module:function` also calls a zero-argument warm-up function. (The modules of the functions
-    called are added automatically.)"""
+    `module:function` also calls a zero-argument warm-up function. Added to what callers require
+    (`rewards.engine.require`); the modules of the functions called are added automatically."""
     inline: bool = False
     """Debugging only: run functions in the calling process, with no deadline and no memory cap."""
 

@@ -431,6 +431,12 @@ class WorkerPool:
         if closing:
             worker.kill()
 
+    def require(self, preload: tuple[str, ...]) -> None:
+        """More preload entries: workers started from now on load them (a running worker imports a
+        function's module before its first call to it anyway)."""
+        with self._cond:
+            self._preload.extend(p for p in preload if p not in self._preload)
+
     def warm_up(self) -> None:
         """Every configured worker is started and ready once the pool exists; kept for callers
         that want to say so explicitly."""

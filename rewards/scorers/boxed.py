@@ -14,8 +14,9 @@ worker pool, where sympy runs under a hard deadline (`Settings.timeout`).
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import import_module
 from typing import Any, Mapping
+
+from ..engine.by_name import WorkerFunction
 
 from ..math.cost import too_costly
 from ..math.equivalence import exact_value, fast_equal
@@ -32,6 +33,10 @@ MAX_ANSWER_CHARS = 1000
 """Longer extracted answers are not MATH answers; refusing them bounds every later step."""
 MAX_NESTING = 40
 """Deeper brace nesting is refused before any parsing (a parser bomb, not an answer)."""
+PRELOAD = ("sympy", "latex2sympy2_extended", "rewards.math.symbolic:warm_up")
+"""What the engine's workers load before they take this scorer's checks (the symbolic check's
+import also loads the LaTeX grammar; its warm-up runs a few typical checks): ~2-3 s per worker,
+paid when the worker starts rather than inside a deadline."""
 
 def score_math(response: str, ground_truth: Any, extra_info: Mapping[str, Any] | None,
                settings: Settings) -> Result:
@@ -51,11 +56,11 @@ register_scorer(
     "numina_cn_k12", "numina_olympiads", "xiaodongguaAIGC/X-R1-750",
     # the hub ids `rewards prepare` labels these sets' rows with (datasources/)
     "agentica-org/DeepScaleR-Preview-Dataset", "open-r1/OpenR1-Math-220k", "AI-MO/NuminaMath-CoT",
-    scorer=score_math)
+    scorer=score_math, preload=PRELOAD)
 register_scorer("math_dapo", "math", "math_dapo_reasoning", "aime*", "BytedTsinghua-SIA/DAPO-Math-17k",
-                scorer=score_math_dapo)
+                scorer=score_math_dapo, preload=PRELOAD)
 # EasyR1's geometry3k recipe: `<think>` then `\boxed{}`, format weight 0.1 (docs/scoring-policy.md).
-register_scorer("hiyouga/geometry3k", scorer=score_math,
+register_scorer("hiyouga/geometry3k", scorer=score_math, preload=PRELOAD,
                 defaults={"format_rule": "think_boxed", "format_weight": 0.1})
 
 
@@ -149,27 +154,8 @@ def display(pred: str) -> str:
     return format_number(value) if value is not None else pred
 
 
-class WorkerFunction:
-    """A picklable reference, by name, to a function in a heavy module (sympy) that only worker
-    processes should import. The engine imports `__module__` in the worker before the call, so
-    start-up never counts against the deadline; this process never imports it at all."""
-
-    def __init__(self, module: str, name: str):
-        self.__module__ = module
-        self.__qualname__ = self.__name__ = name
-
-    def __reduce__(self) -> tuple:
-        return load_function, (self.__module__, self.__qualname__)
-
-    def __call__(self, *args: Any) -> Any:  # the engine's inline (debug) mode calls it here
-        return load_function(self.__module__, self.__qualname__)(*args)
-
-
-def load_function(module: str, name: str) -> Any:
-    return getattr(import_module(module), name)
-
-
 SYMBOLIC_VERDICT = WorkerFunction("rewards.math.symbolic", "symbolic_verdict")
+"""The worker-side check, by name: sympy is imported in workers only."""
 
 
 @lru_cache(maxsize=8192)
