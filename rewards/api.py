@@ -41,7 +41,13 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     >>> compute_score("lighteval/MATH", r"So $x = \\boxed{\\frac{1}{2}}$.", "0.5")["verdict"]
     'correct'
     """
-    entry = get_scorer(data_source)
+    return score_entry(get_scorer(data_source), solution_str, ground_truth, extra_info, kwargs)
+
+
+def score_entry(entry: ScorerEntry, solution_str: Any, ground_truth: Any,
+                extra_info: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """`compute_score` for an entry the caller has looked up already (rewards.verl does, to choose
+    between our scorers and verl's), so a sample costs one registry lookup."""
     settings = make_settings(entry.defaults, kwargs)
     return judge(entry, solution_str, ground_truth, extra_info, settings).to_dict()
 
@@ -51,9 +57,14 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     """`compute_score` as a coroutine that never parks a thread: the in-process judging runs on
     the event loop (bounded: rewards/region.py), and a sympy-bound check is awaited on the loop
     while its worker computes (engine.drive). The deadline covers the whole coroutine."""
+    return await score_entry_async(get_scorer(data_source), solution_str, ground_truth, extra_info, kwargs)
+
+
+async def score_entry_async(entry: ScorerEntry, solution_str: Any, ground_truth: Any,
+                            extra_info: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """`compute_score_async` for an entry the caller has looked up already (see `score_entry`)."""
     from .engine import drive, within
 
-    entry = get_scorer(data_source)
     settings = make_settings(entry.defaults, kwargs)
     with within(float(settings.timeout)):
         result = await drive(lambda: judge(entry, solution_str, ground_truth, extra_info, settings))

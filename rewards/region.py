@@ -15,6 +15,7 @@ then bounded by a constant, whatever the policy emits (10 MB of `\\boxed{5}, ` c
 from __future__ import annotations
 
 import re
+import threading
 
 # Chat-template and tokenizer markers that leak into decoded text when special tokens are kept:
 # `<|im_end|>`, `<|endoftext|>`, `<｜end▁of▁sentence｜>`, `</s>`, `<eos>`, `<end_of_turn>`.
@@ -28,11 +29,20 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 
+_last = threading.local()
+"""Per thread, the last response cleaned and its clean text. The scorer, the format rule and
+shaping each ask for one response's clean text; remembering the last (by identity, so a hit costs
+nothing, and a string held here cannot be confused with a new one) cleans it once per sample."""
+
+
 def strip_special_tokens(text: str) -> str:
     """Remove leaked special tokens; they carry no answer and confuse extractors."""
-    if "<" not in text:
-        return text
-    return SPECIAL_TOKEN.sub("", text)
+    seen = getattr(_last, "clean", None)
+    if seen is not None and (text is seen[0] or text is seen[1]):
+        return seen[1]
+    clean = SPECIAL_TOKEN.sub("", text) if "<" in text else text
+    _last.clean = (text, clean)
+    return clean
 
 
 def answer_region(response: str) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import api
 from .compose import compose
-from .registry import UnknownDataSourceError, get_scorer
+from .registry import ScorerEntry, UnknownDataSourceError, get_scorer
 from .result import Result, Verdict
 from .settings import Settings, make_settings
 
@@ -55,9 +55,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     {'score': 1.0, 'acc': 1.0, 'format': 1.0, 'pred': '1080', 'verdict': 'correct'}
     """
     _start_engine_once()
-    if not _ours(data_source):
+    entry = _entry(data_source)
+    if entry is None:
         return _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
-    return api.compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+    return api.score_entry(entry, solution_str, ground_truth, extra_info, kwargs)
 
 
 async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any,
@@ -75,11 +76,12 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     1.0
     """
     _start_engine_once()
-    if not _ours(data_source):
+    entry = _entry(data_source)
+    if entry is None:
         import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
 
         return await asyncio.to_thread(_delegate, data_source, solution_str, ground_truth, extra_info, kwargs)
-    return await api.compute_score_async(data_source, solution_str, ground_truth, extra_info, **kwargs)
+    return await api.score_entry_async(entry, solution_str, ground_truth, extra_info, kwargs)
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str],
@@ -105,7 +107,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     if len(set(lengths.values())) != 1:
         raise BatchSizeError("compute_score_batch needs one entry per sample in every list; got "
                              + ", ".join(f"{k}={v}" for k, v in lengths.items()))
-    mine = [_ours(source) for source in data_sources]
+    mine = [_entry(source) is not None for source in data_sources]
     ours = [i for i in range(n) if mine[i]]
     theirs = [i for i in range(n) if not mine[i]]
     results: list[dict[str, Any] | None] = [None] * n
@@ -146,12 +148,12 @@ def _warm_up() -> None:
         log.debug("rewards: background warm-up stopped: %s", exc)  # loudly, at the first call
 
 
-def _ours(data_source: Any) -> bool:
+def _entry(data_source: Any) -> ScorerEntry | None:
+    """Our entry for a data_source, or None when it is not ours (verl's scorer may know it)."""
     try:
-        get_scorer(data_source)
+        return get_scorer(data_source)
     except UnknownDataSourceError:
-        return False
-    return True
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ The last box wins because models correct themselves ("... \\boxed{4}. Wait, that
 from __future__ import annotations
 
 import re
+import threading
 from typing import NamedTuple
 
 _BARE_END = re.compile(r"[\s$]")
@@ -38,9 +39,27 @@ def last_boxed(text: str) -> str | None:
     return None if box is None else box.content
 
 
+_last = threading.local()
+"""Per thread, the last text whose last box was read, and that box. The MATH scorer reads the box
+of the answer region and the `think_boxed` format rule the box of the same text after `</think>`:
+remembering the last one reads it once per sample. A hit is an equal string (a C-speed compare,
+identity first), never a box scan."""
+
+
 def last_box(text: str, before: int | None = None) -> Box | None:
     """The last box command starting before `before`, with its span; a box nested in another
     (`\\boxed{\\boxed{12}}`) is read as the outer one."""
+    if before is None:
+        seen = getattr(_last, "box", None)
+        if seen is not None and text == seen[0]:
+            return seen[1]
+        box = _outermost(text, None)
+        _last.box = (text, box)
+        return box
+    return _outermost(text, before)
+
+
+def _outermost(text: str, before: int | None) -> Box | None:
     box = _last_box_command(text, before)
     while box is not None and box.content is not None:
         outer = _enclosing_box(text, box)

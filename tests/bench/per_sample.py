@@ -7,7 +7,8 @@ best of three later passes, so it is the in-process work of a sample: registry l
 the answer region, extraction, the fast path, format and shaping. Two settings: the defaults, and a
 format rule with shaping on (`think_boxed`, weight 0.1, repetition penalty 0.1), the path where a
 response's special tokens are removed by the scorer, the format rule and shaping alike; each is run
-on the rows as they are and with `<|im_end|>` left at the end of every response.
+on the rows as they are and chat-shaped: a think block first (so the format rule reaches the box)
+and `<|im_end|>` left at the end.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import corpus as corpus_mod  # noqa: E402
 
 SETTINGS = {
     "defaults": {},
+    "format": {"format_rule": "think_boxed", "format_weight": 0.1},
     "format+shaping": {"format_rule": "think_boxed", "format_weight": 0.1, "repetition_penalty": 0.1},
 }
+THOUGHT = "<think>\nLet me work through this carefully before I answer.\n</think>\n"
 END_TOKEN = "<|im_end|>"  # the chat template's end marker, left in the text when special tokens are kept
 
 
@@ -51,10 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rewards from {Path(rewards.__file__).parent}")
     rows = list(corpus_mod.corpus(args.n))
     kinds = {k: sum(r.kind == k for r in rows) for k in ("gsm8k", "math")}
-    ended = [r.__class__(**{**vars(r), "response": r.response + END_TOKEN}) for r in rows]
+    chat = [r.__class__(**{**vars(r), "response": THOUGHT + r.response + END_TOKEN}) for r in rows]
     print(f"{kinds['gsm8k']} GSM8K + {kinds['math']} MATH rows, one thread, microseconds per sample")
     for name, kwargs in SETTINGS.items():
-        print(f"  {name:<15} {per_sample_us(rows, kwargs):7.1f}   with {END_TOKEN}: {per_sample_us(ended, kwargs):7.1f}")
+        print(f"  {name:<15} {per_sample_us(rows, kwargs):7.1f}   chat-shaped: {per_sample_us(chat, kwargs):7.1f}")
     return 0
 
 
