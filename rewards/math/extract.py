@@ -3,6 +3,20 @@
 The last box wins because models correct themselves ("... \\boxed{4}. Wait, that is wrong ...
 \\boxed{5}"). Boxes are read with brace balancing (LaTeX escapes such as `\\{` do not count), so
 `\\boxed{\\frac{1}{2}}` is read whole; `\\boxed 7` (no braces) is read up to the next space or `$`.
+
+This module owns the brace scanner (`BRACE_TOKEN`, `matching_brace`). The other walkers over
+brackets in an answer, and the rule each applies:
+
+| walker | counts | escapes | why |
+|---|---|---|---|
+| `matching_brace` (boxes; `normalize`'s argument rewrites), `wellformed` (a gold's balance) | `{` `}` | any `\\x` is skipped: `\\{`, `\\}`, `\\\\` never count | TeX grouping: a set brace `\\{` is text, not a group; one token regex, so a megabyte costs C speed |
+| `structure.split_top`, `structure`'s outer-bracket test | `(` `[` `{` with any closer, and `\\{` `\\}` | any other `\\x` is skipped | answer structure: intervals mix brackets (`[1,2)`), a set `\\{1,2\\}` is a level whose commas are inside it |
+| `normalize`'s plain-text rewrite (`sqrt(2)`, `2**(1/4)`) | `(` `)` | none | text outside LaTeX has no escapes |
+| `scorers.boxed.within_limits`, `cost` | `{` `(` `[` against `}` `)` `]` | none (`cost` reads `\\name` as one command) | size guards before any parsing: counting an escaped brace only refuses sooner |
+| `labels.is_label` | as many `{` as `}` | none | a label is at most 40 characters of a narrow grammar |
+
+Only the scanner reads model text of any length, in one pass (the degenerate-output tests time
+it); the others read an extracted answer (at most `scorers.boxed.MAX_ANSWER_CHARS` long) or a gold.
 """
 
 from __future__ import annotations
@@ -13,8 +27,8 @@ from typing import NamedTuple
 
 _BARE_END = re.compile(r"[\s$]")
 _BLANKS = re.compile(r"[ \t]*")
-# What brace matching looks at: braces, and escapes (`\{`, `\}`, `\\`), which it skips.
-_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
+BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
+"""What brace matching looks at: braces, and escapes (`\\{`, `\\}`, `\\\\`), which it skips."""
 # What may stand between boxes that belong to one answer: `\boxed{3}, \boxed{5}`, `\boxed{3} and \boxed{5}`.
 # Math delimiters, spacing commands and `\text{ and }` (R1-style `\quad \text{and} \quad`, or
 # `\text{ for part (a) and }`) count as separators too; any other word ends the answer.
@@ -171,7 +185,7 @@ def _scan_braces(text: str, start: int, stop: int, depth: int) -> tuple[int, int
     """Walk the braces of `text[start:stop]` from `depth`: the index of the `}` that brings the
     depth to 0 (and 0), or -1 and the depth at `stop`. A regex jumps over everything else, so
     plain text (a megabyte of digits) costs C speed, not a Python step per character."""
-    for token in _BRACE_TOKEN.finditer(text, start, stop):
+    for token in BRACE_TOKEN.finditer(text, start, stop):
         ch = token.group()
         if ch == "{":
             depth += 1

@@ -200,14 +200,12 @@ def _closes_at_end(text: str, open_at: int) -> bool:
     n = len(text)
     while i < n:
         ch = text[i]
-        if ch == "\\":
+        if ch == "\\":  # `\\{` `\\}` are a level (a set); any other escape is skipped, as in split_top
             if i + 1 < n and text[i + 1] in "{}":
                 depth += 1 if text[i + 1] == "{" else -1
                 if depth == 0:
                     return i + 1 == n - 1
-                i += 2
-                continue
-            i += 1
+            i += 2
             continue
         if ch in _OPEN:
             depth += 1

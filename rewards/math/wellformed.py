@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .extract import boxed_answer
+from .extract import BRACE_TOKEN, boxed_answer
 
 _EMPTY_ARGUMENT = re.compile(
     r"\\(?:[dtc]?frac|binom)\s*\{\s*\}|\\(?:[dtc]?frac|binom)\s*\{[^{}]*\}\s*\{\s*\}"
@@ -50,21 +50,17 @@ def gold_defect(gold: str) -> str | None:
 
 
 def _unbalanced_braces(text: str) -> str | None:
-    """`{` and `}` (not `\\{`, `\\}`) must pair up: one left open makes every box that holds it unclosed."""
+    """`{` and `}` (not `\\{`, `\\}`) must pair up: one left open makes every box that holds it unclosed.
+    Read with the box scanner's rule (extract.BRACE_TOKEN), so a gold balances exactly when its boxes close."""
     depth = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
+    for token in BRACE_TOKEN.finditer(text):
+        ch = token.group()
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
             if depth < 0:
-                return f"unbalanced braces: a `}}` at character {i} closes nothing"
-        i += 1
+                return f"unbalanced braces: a `}}` at character {token.start()} closes nothing"
     if depth > 0:
         return f"unbalanced braces: {depth} `{{` never closed"
     return None
