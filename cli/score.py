@@ -167,6 +167,9 @@ def _score_chunk(chunk: list[InputRow], data_source, settings):
             continue
         row = item.value
         rows.append(row)
+        if item.problem is not None:  # a JSON value that is not an object, worded by the reader
+            outcomes.append(_error(item.problem))
+            continue
         try:
             source, response, gold, extra = read_record(row, data_source)
             get_scorer(source)

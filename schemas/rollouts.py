@@ -44,8 +44,8 @@ def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any
 
     The row's own `data_source` wins; `data_source` fills it in for rows that lack one (verl dumps).
     """
-    if not isinstance(row, Mapping):
-        raise RecordError(f"expected a JSON object, got {type(row).__name__}")
+    if not isinstance(row, Mapping):  # the commands' rows are checked by the reader (InputRow.problem)
+        raise RecordError(f"a record is a mapping, got {type(row).__name__}")
     source = row.get("data_source") or data_source
     if not source:
         raise RecordError("field `data_source` is missing (verl dumps have none: pass --data-source)")
