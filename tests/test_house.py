@@ -140,3 +140,11 @@ def test_the_engine_knows_no_scorer(graph):
     leaks = [f"{src} -> {dst}" for src, targets in graph.items() if src.startswith("rewards.engine")
              for dst in targets if dst.startswith(("rewards.math", "rewards.scorers"))]
     assert leaks == []
+
+
+def test_one_module_words_a_bad_json_row():
+    """Every command reads rows through schemas/reader.py, which alone says why a row is unusable."""
+    phrases = ("invalid JSON", "expected a JSON object")
+    speakers = sorted(name for name, path in _modules().items()
+                      if any(p in path.read_text(encoding="utf-8") for p in phrases))
+    assert speakers == ["schemas.reader"]
