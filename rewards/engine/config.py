@@ -74,7 +74,7 @@ def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineCon
         changes["max_workers"] = _int(env, ENV_MAX_WORKERS)
     if env.get(ENV_MEMORY_MB):
         changes["memory_mb"] = _int(env, ENV_MEMORY_MB) or None
-    if ENV_PRELOAD in env:  # set but empty: preload nothing
+    if ENV_PRELOAD in env:  # set but empty: nothing beyond what the scorers require
         changes["preload"] = tuple(m.strip() for m in env[ENV_PRELOAD].split(",") if m.strip())
     if env.get(ENV_INLINE, "").strip().lower() in ("1", "true", "yes", "on"):
         changes["inline"] = True
