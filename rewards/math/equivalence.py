@@ -115,6 +115,8 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
     choice = _CHOICE.fullmatch(gold)
     if choice:
         mine = _CHOICE.fullmatch(pred) or _CHOICE_PREFIX.match(pred)
+        if mine and _CHOICE_PREFIX.search(pred, mine.end()):
+            return False  # `(A)(B)(C)`: several choices named is no choice made
         return bool(mine) and mine.group(1) == choice.group(1)
     if _WORDS.fullmatch(pred) and _WORDS.fullmatch(gold) and len(gold) >= 3 and _plain(pred) == _plain(gold):
         return True  # `Odd` answers `odd`; single letters stay case-sensitive variables

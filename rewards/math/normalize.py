@@ -33,13 +33,46 @@ _STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|ma
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _TEXT_VARIANTS = re.compile(r"\\(?:textbf|textit|textrm|textup|textsf|textnormal|mathrm|mathbf|mathit|mathsf|mbox|hbox)(?![a-zA-Z])")
 _TEXT_OPEN = re.compile(r"\\text\s*\{")
+# `and`/`or` between inequalities are intersection and union, not a list: the words stay (unread).
+_INEQUALITY = re.compile(r"<|>|\\[lg]eq?(?![a-zA-Z])|\\[lg]eqslant")
 _CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d)\]])(?:and|or)(?=[\s\\\d(\[-])")
 # A trailing unit in `\text{}` (`5\text{ cm}^2`, `12 \text{ square units}`): the value is what precedes it.
 # Compound units (`\text{ m}/\text{s}`, `\text{ km/h}`) and units broken over lines count too.
 _UNIT_TEXT = r"\\text\{\s*[A-Za-z][A-Za-z .\s/]*\}(?:\^\{?[23]\}?)?"
 _TEXT_UNIT = re.compile(rf"(?<=\S)\s*{_UNIT_TEXT}(?:\s*/\s*{_UNIT_TEXT})*$")
-# A unit or object named in parentheses after a number (ASDiv's `9 (apples)`); two letters or more.
-_PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\((?!.*\b(?:or|not|at|less|more|than|least|most|approx\w*)\b)\s*[A-Za-z][A-Za-z ]+\)$")
+# A unit or object named in parentheses after a number (ASDiv's `9 (apples)`), checked by _unit_words.
+_PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\(\s*([A-Za-z][A-Za-z ]+)\)$")
+# Words that change or deny the value before them are never a unit: `5\text{ thousand}` is 5000,
+# `5\text{ squared}` 25, `5\text{ i}` imaginary, `5 (wrong)` a refusal. A word of one or two
+# letters is a unit only when it is a known one (`m`, `cm`), never a variable or a product (`5 (ab)`).
+_NOT_UNIT_WORDS = frozenset("""
+not no non nor neither never none nothing nope wrong false incorrect impossible invalid undefined
+ignore ignored exclude excluded reject rejected extraneous discard discarded isn cannot can except but
+without unless if when maybe perhaps guess unsure approx approximately roughly about around nearly
+almost estimate estimated rounded ish or and at least most less more fewer greater smaller larger than
+over under above below minimum maximum min max bound upper lower to through between beyond within is
+are was be equals equal ten tens hundred hundreds thousand thousands million millions billion billions
+trillion trillions quadrillion zillion gazillion dozen dozens gross lakh lakhs crore crores grand thou
+kilo mega giga tera milli micro nano half halves third thirds quarter quarters fourth fourths fifth
+fifths sixth sixths seventh sevenths eighth eighths ninth ninths tenth tenths hundredth hundredths
+thousandth thousandths millionth millionths double twice triple thrice per mille permille ppm ppb bps
+basis squared cubed root roots sqrt factorial inverse reciprocal negative negated opposite minus plus
+divided mod modulo base power powers exponent log ln exp sin cos tan cot sec csc pi imaginary complex
+hex binary octal decimal plusminus odd even prime positive abc something
+""".split())
+_SHORT_UNITS = frozenset("""
+m s g h l L N J W V cm mm km nm um dm kg mg ml mL dL cl ft in yd mi lb oz hr ms ns Hz kW kJ mA mV
+Pa eV sq cu pt qt ha ac mph
+""".split())
+
+
+def _unit_words(text: str) -> bool:
+    """Whether the words of a trailing unit are only a unit (see _NOT_UNIT_WORDS)."""
+    words = re.findall(r"[A-Za-z]+", text)
+    return bool(words) and all(w.lower() not in _NOT_UNIT_WORDS and (len(w) > 2 or w in _SHORT_UNITS)
+                               for w in words)
+
+
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
 _APPROX = re.compile(r"\s*(?:\\approx|\\sim)(?![a-zA-Z])\s*")
 _APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
@@ -65,7 +98,7 @@ _GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
 _SPACING = re.compile(r"(?<!\\)\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
 _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\le(?:qslant)?(?![a-zA-Z])", r"\\leq "), (r"\\ge(?:qslant)?(?![a-zA-Z])", r"\\geq "),
-    (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
+    (r"\\not\s*=", r"\\neq "), (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
     (r"\\lbrace(?![a-zA-Z])", r"\\{"), (r"\\rbrace(?![a-zA-Z])", r"\\}"),
     (r"\\lbrack(?![a-zA-Z])", "["), (r"\\rbrack(?![a-zA-Z])", "]"),
     (r"\\(?:infinity|infin)(?![a-zA-Z])|(?<![\\a-zA-Z])(?:infinity|inf)(?![a-zA-Z])", r"\\infty "),
@@ -120,11 +153,12 @@ def normalize(answer: str) -> str:
     s = _SPACING.sub(" ", s)
     for pattern, repl in _RELATIONS:
         s = pattern.sub(repl, s)
-    s = _CONNECTIVE.sub(",", s)
+    if not _INEQUALITY.search(s):
+        s = _CONNECTIVE.sub(",", s)
     s = _approximation(s)
     s = _TRAILING.sub("", s)
     s = _strip_units(s)
-    s = _PAREN_UNIT.sub("", s)
+    s = _PAREN_UNIT.sub(lambda m: "" if _unit_words(m.group(1)) else m.group(0), s)
     s = _unwrap_text(s)
     s = _WORD_UNIT.sub("", s)
     s = _SHORT_ARG.sub(_brace_short_args, s)
@@ -214,7 +248,10 @@ def _unwrap_box(s: str) -> str:
 def _strip_units(s: str) -> str:
     """Drop a trailing `\\text{unit}` (twice, for `\\text{ cm}\\text{ long}`) unless it is the whole answer."""
     for _ in range(2):
-        cut = _TEXT_UNIT.sub("", s).rstrip()
+        found = _TEXT_UNIT.search(s)
+        if not found or not _unit_words(found.group(0).replace("\\text", "")):
+            break
+        cut = s[:found.start()].rstrip()
         if not cut or cut == s or _TRAILING.sub("", cut) == "":
             break
         s = cut

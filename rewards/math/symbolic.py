@@ -41,6 +41,7 @@ _NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_op
 _CONVERSION = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=True,
                                interpret_simple_eq_as_assignment=False)
 _IMAGINARY = sympy.Symbol("i")
+_CONNECTIVE_WORD = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])")
 
 
 class _GoldUnparsable(Exception):
@@ -111,6 +112,8 @@ def to_sympy(latex: str) -> Any:
     number = parse_number(latex) if ("e" in latex or "E" in latex) else None
     if number is not None:  # e-notation: `3.3e-06` is a number, not 3.3e - 6
         return sympy.Rational(number.numerator, number.denominator)
+    if _CONNECTIVE_WORD.search(latex):
+        return _FAILED  # the parser reads `x \geq 2 or x \leq 5` and `... and ...` as one set
     text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
     try:
         expr = latex2sympy(text, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
