@@ -22,7 +22,8 @@ Modes (setting `format_mode`):
   left open: empty thoughts, repeated or echoed tags, trailing text.
 
 Both modes pay nothing for an answer only inside `<think>` (the answer must follow the last
-`</think>`) nor for a thought that never closed (the model was cut off).
+`</think>`), for a thought that never closed (the model was cut off), nor for a response longer
+than `MAX_RESPONSE_CHARS` (rewards/region.py: a degenerate response, refused before any reading).
 
 Pre-filled templates (setting `think_prefilled`): Qwen3 and R1-distill chat templates end the prompt
 with `<think>`, so the response starts inside the thought and holds `</think>` without `<think>`.
@@ -35,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .region import THINK_CLOSE, THINK_OPEN, strip_special_tokens
+from .region import MAX_RESPONSE_CHARS, THINK_CLOSE, THINK_OPEN, strip_special_tokens
 
 FORMAT_RULES = ("none", "think_boxed", "think_answer")
 FORMAT_MODES = ("strict", "lenient")
@@ -46,6 +47,9 @@ ANSWER_CLOSE = "</answer>"
 # `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only). One way to
 # match the spaces (not `<\s*/?\s*`), so a `<` before a long run of whitespace is not quadratic.
 _SPACED_TAG = re.compile(r"<\s*(?:(/)\s*)?(think|answer)\s*>")
+# A tag with at least one space; searched first, so the rewrite (one replacement per tag: seconds
+# for megabytes of `<think>`) runs only on the rare response that has such a tag.
+_SPACE_IN_TAG = re.compile(r"<\s+(?:/\s*)?(?:think|answer)\s*>|</\s+(?:think|answer)\s*>|</?(?:think|answer)\s+>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +75,14 @@ def check_format(response: str, rule: str, mode: str = "strict", prefilled: str 
         raise ValueError(f"unknown format rule/mode/prefill: {rule!r}, {mode!r}, {prefilled!r}")
     if not isinstance(response, str):
         return FormatCheck(False, "response is not text")
+    if len(response) > MAX_RESPONSE_CHARS:
+        return _fail(f"response longer than {MAX_RESPONSE_CHARS:,} characters (degenerate)")
     text = strip_special_tokens(response)
     if mode == "strict":
         return _strict(text, rule, prefilled)
-    return _lenient(_SPACED_TAG.sub(r"<\1\2>", text), rule, prefilled)
+    if _SPACE_IN_TAG.search(text):
+        text = _SPACED_TAG.sub(r"<\1\2>", text)
+    return _lenient(text, rule, prefilled)
 
 
 def _fail(reason: str) -> FormatCheck:

@@ -6,10 +6,14 @@ opened and never closed means generation was cut off mid-thought: there is no an
 starts inside the thought because the chat template pre-filled `<think>` (Qwen3, R1-distill) has a
 `</think>` without an opening tag, and is judged after it like any other.
 
-Size rule, decided before any extraction: only the last `MAX_REGION_CHARS` characters of the region
-are judged. Every step after this one (box scanning, `####` and number search, stated answers) is
-then bounded by a constant, whatever the policy emits (10 MB of `\\boxed{5}, ` costs as much as
-100 KB of it); the steps before it (special tokens, `</think>`) are single C-speed passes.
+Size rules, decided before any work, so that no response holds the caller whatever the policy emits:
+- only the last `MAX_REGION_CHARS` characters of the region are judged. Every step after this one
+  (box scanning, `####` and number search, stated answers) is then bounded by a constant (10 MB of
+  `\\boxed{5}, ` costs as much as 100 KB of it);
+- a response longer than `MAX_RESPONSE_CHARS` is degenerate: the steps that would read all of it
+  read its tail instead (special tokens are cleaned from the region's tail only; the repetition
+  share is measured on the tail) and it fails any format rule. Below that size the whole-response
+  steps are regex passes over at most `MAX_RESPONSE_CHARS`; above it only C-speed `rfind`/`in` run.
 """
 
 from __future__ import annotations
@@ -24,6 +28,14 @@ SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|</s>|<e
 MAX_REGION_CHARS = 100_000
 """The judged tail of the answer region (~25k tokens): far more than any final answer and the text
 after it, small enough that the slowest extraction over it takes milliseconds."""
+
+MAX_RESPONSE_CHARS = 400_000
+"""Longer responses are degenerate (~100k tokens, past any verl `max_response_length` in use): see
+the size rules above. A regex pass over this many characters of `<` takes tens of milliseconds."""
+
+# Every SPECIAL_TOKEN alternative starts with one of these; C-speed `in` checks skip the regex,
+# whose cost is one match attempt per `<`, for text that holds none (`"< " * N` took 0.5 s per 10 MB).
+_TOKEN_STARTS = ("<|", "<｜", "</s>", "<eos>", "<end_of_turn>", "<eot_id")
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -40,7 +52,7 @@ def strip_special_tokens(text: str) -> str:
     seen = getattr(_last, "clean", None)
     if seen is not None and (text is seen[0] or text is seen[1]):
         return seen[1]
-    clean = SPECIAL_TOKEN.sub("", text) if "<" in text else text
+    clean = SPECIAL_TOKEN.sub("", text) if any(start in text for start in _TOKEN_STARTS) else text
     _last.clean = (text, clean)
     return clean
 
@@ -48,7 +60,8 @@ def strip_special_tokens(text: str) -> str:
 def answer_region(response: str) -> str | None:
     """The text that holds the answer (at most its last `MAX_REGION_CHARS` characters), or None
     when the response was cut off inside `<think>`."""
-    text = strip_special_tokens(response)
+    long = len(response) > MAX_RESPONSE_CHARS
+    text = response if long else strip_special_tokens(response)
     close = text.rfind(THINK_CLOSE)
     if close >= 0:
         start = close + len(THINK_CLOSE)
@@ -56,4 +69,6 @@ def answer_region(response: str) -> str | None:
         return None
     else:
         start = 0
+    if long:  # the tags are found in the raw text; only the judged tail is cleaned
+        return strip_special_tokens(text[max(start, len(text) - 2 * MAX_REGION_CHARS):])[-MAX_REGION_CHARS:]
     return text[max(start, len(text) - MAX_REGION_CHARS):]

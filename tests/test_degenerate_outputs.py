@@ -11,7 +11,10 @@ import pytest
 
 from rewards.api import compute_score
 from rewards.math.extract import boxed_answer, last_boxed
-from rewards.region import MAX_REGION_CHARS, answer_region
+from rewards.format import check_format
+from rewards.region import MAX_REGION_CHARS, MAX_RESPONSE_CHARS, answer_region
+from rewards.result import Verdict
+from rewards.shaping import repetition_fraction
 
 BOUND = 0.5
 
@@ -86,3 +89,56 @@ def test_a_bare_box_around_a_box_and_blank_runs():
     assert last_boxed("\\boxed \\boxed{1}") == "\\boxed{1}"
     assert last_boxed("\\boxed" + " " * 1_000_000 + "{3}") == "3"
     assert boxed_answer("\\boxed{1}" + " " * 1_000_000 + "\\boxed{2}") == ("1, 2", True)
+
+
+# -- every stage a user can turn on: format rules, shaping, verdict keys, GSM8K modes ----------
+
+def _repeated(unit: str, size: int = 10_000_000) -> str:
+    return unit * (size // len(unit))
+
+
+REPEATED = {unit: _repeated(unit) for unit in (
+    "\\boxed{5}, ", "<think>", "</think>", "####", "<answer>", "$", "\\(", "{", "\\frac{", "\\sqrt{",
+    "< ", "<|", "<|im_end|>", "< think >", "the cat sat ", "日本語🙂", "\x00", "\ud800")}
+# Just under the size where a response counts as degenerate: the whole-response regexes still run.
+AT_THE_LIMIT = {f"{unit!r} up to the limit": unit * ((MAX_RESPONSE_CHARS - 20) // len(unit))
+                for unit in ("<think>", "< think >", "< ", "<|im_end|>", "<answer>")}
+AT_THE_LIMIT["answer tags after a thought"] = "<think>x</think>" + "<answer>" * ((MAX_RESPONSE_CHARS - 20) // 8)
+STAGES = {
+    "think_boxed strict": {"format_rule": "think_boxed", "format_weight": 0.1},
+    "think_boxed lenient": {"format_rule": "think_boxed", "format_weight": 0.1, "format_mode": "lenient"},
+    "think_answer strict": {"format_rule": "think_answer", "format_weight": 0.1},
+    "think_answer lenient": {"format_rule": "think_answer", "format_weight": 0.1, "format_mode": "lenient",
+                             "verdict_keys": True},
+    "shaping": {"max_resp_len": 4096, "overlong_buffer_len": 512, "length_penalty": 0.1,
+                "repetition_penalty": 0.5, "length_unit": "chars"},
+    "unigram repetition": {"repetition_penalty": 0.5, "repetition_ngram": 1, "gsm8k_mode": "flexible"},
+}
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("name, text", [(f"10 MB of {u!r}", t) for u, t in REPEATED.items()]
+                         + list(AT_THE_LIMIT.items()), ids=lambda v: v if len(v) < 40 else None)
+def test_every_stage_judges_degenerate_output_quickly(name, text, stage):
+    for source in ("hiyouga/geometry3k", "openai/gsm8k"):  # MATH with its format default; GSM8K
+        out, took = timed(source, text, "5", **STAGES[stage])
+        assert took < BOUND, f"{name}, {stage}, {source}: {took:.2f} s"
+        assert out["verdict"] in {v.value for v in Verdict}
+
+
+def test_a_degenerate_response_fails_every_format_rule_and_keeps_its_answer():
+    """Past MAX_RESPONSE_CHARS the format rule refuses before reading; the answer is still judged
+    on the region's tail, cleaned of special tokens."""
+    text = "<think>" + "a " * MAX_RESPONSE_CHARS + "</think> \\boxed{5}<|im_end|>"
+    for mode in ("strict", "lenient"):
+        out = compute_score("lighteval/MATH", text, "5", format_rule="think_boxed", format_weight=0.1,
+                            format_mode=mode)
+        assert (out["verdict"], out["format"]) == ("correct", 0.0)
+    assert check_format(text[:1000] + text[-30:], "think_boxed").ok  # the same shape, shorter
+    assert answer_region("<think>" + "a" * MAX_RESPONSE_CHARS) is None  # cut off: as for short ones
+
+
+def test_repetition_of_a_degenerate_response_is_measured_on_its_tail():
+    tail = "one two three four five six " * (MAX_RESPONSE_CHARS // 28)
+    text = "fresh words " * 500_000 + tail
+    assert repetition_fraction(text, 3) == repetition_fraction(text[-MAX_RESPONSE_CHARS:], 3) > 0.9
