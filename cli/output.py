@@ -41,9 +41,18 @@ def replacing_output(stack: ExitStack, path: str) -> TextIO:
                                              prefix=f".{target.name}.", suffix=".tmp", delete=False)
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror}") from exc
+    _umask_mode(handle.fileno())
     stack.callback(_finish, handle, target)
     stack.push(lambda kind, *_: _discard(handle) if kind is not None else None)
     return handle
+
+
+def _umask_mode(fd: int) -> None:
+    """A temporary file is created private (0600); the output is an ordinary file, readable as the
+    user's umask says (0644 under the usual 022), like one that `open(path, "w")` creates."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
 
 
 def _finish(handle, target: Path) -> None:

@@ -1,7 +1,8 @@
 """`rewards train`: plan, check and launch a verl GRPO/PPO run on verl's FSDP or Megatron engine.
 
 `rewards train PRESET [key=value ...] --dry-run` prints the plan and the exact verl command;
-`--emit run.sh` writes the command as a script; without either the command runs here (a subprocess)
+`--emit run.sh` writes the command as a script; `--json` prints the plan as data and, like
+`--dry-run`, launches nothing; without any of them the command runs here (a subprocess)
 or on an existing Ray cluster (`--ray-address`, through `ray job submit`). A plan with errors never
 launches: every error is one sentence that says what to change.
 """
@@ -39,7 +40,9 @@ def register(sub) -> None:
     p.add_argument("--no-wait", action="store_true", help="with --ray-address: submit and return without following the logs")
     p.add_argument("--skip-data-check", action="store_true", help="do not open the data files (they exist only on the cluster)")
     p.add_argument("--no-memory-check", action="store_true", help="report a memory overflow as a warning, not an error")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the plan as JSON and launch nothing (as --dry-run; with --emit the script is "
+                        "written too)")
     p.set_defaults(func=run)
     _collect_intermixed_overrides(p)
 
@@ -98,12 +101,16 @@ def run(args) -> int:
         elsewhere = cluster_paths(plan)
         if elsewhere:
             header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
-        path = write_script(args.emit, render_script(plan.argv, header, args.ray_address))
-        print(f"\nwrote {path}")
+        try:
+            path = write_script(args.emit, render_script(plan.argv, header, args.ray_address))
+        except OSError as exc:
+            raise CommandError(f"cannot write --emit {args.emit}: {exc.strerror or exc}") from None
+        notes = sys.stderr if args.json else sys.stdout  # stdout stays one JSON document
+        print(f"\nwrote {path}", file=notes)
         for item in elsewhere:
-            print(f"  must exist on the cluster (not on this machine): {item}")
+            print(f"  must exist on the cluster (not on this machine): {item}", file=notes)
         return 0
-    if args.dry_run:
+    if args.dry_run or args.json:  # a request for the plan as data is never a launch
         return 0
     return _launch(args, plan, argv)
 

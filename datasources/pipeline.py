@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -56,6 +57,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
     `progress(total, desc)` is called once per output split and returns an `update(n)` callable.
     """
     out = _output_folder(opts.out)
+    _refuse_own_input(opts.source, out)
     family = _explicit_family(opts)
     config = _config(opts, family)
     try:
@@ -104,11 +106,8 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
     for name in set(sources) - {data_source}:  # rows that kept their own data_source
         _check_data_source(name, opts, True)
 
-    _clear_previous_run(out)
-    out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    for out_split, rows in results.items():
-        write_parquet(rows, out / OUTPUT_FILES[out_split])
+    for rows in results.values():
         for row in rows:
             digest.update(canonical_row(row))
     manifest = {
@@ -131,7 +130,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
     if family.name == "table":
         manifest["fields"] = {"question": opts.question_field, "answer": opts.answer_field,
                               "extractor": opts.answer_extractor, "keep": list(opts.keep)}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_outputs(out, results, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
 
 
@@ -256,6 +255,44 @@ def _output_folder(out: str) -> Path:
         raise PrepareError(f"--output {out} is a file; give a folder (train.parquet, test.parquet and "
                            f"{MANIFEST} are written into it)")
     return path
+
+
+def _refuse_own_input(source: str, out: Path) -> None:
+    """The run replaces train.parquet, test.parquet and manifest.json in `out`: a source that is one of
+    them (or the folder itself) would be destroyed by the run that reads it."""
+    src = Path(source).expanduser()
+    if not src.exists():
+        return
+    src, folder = src.resolve(), out.expanduser().resolve()
+    if src == folder or (src.parent == folder and src.name in {*OUTPUT_FILES.values(), MANIFEST}):
+        raise PrepareError(f"--output {out} would overwrite the input {source}; write into another folder")
+
+
+def _write_outputs(out: Path, results: dict[str, list[dict[str, Any]]], manifest: str) -> None:
+    """Write every file beside its target first and rename them into place only when all are written,
+    so that an interrupted or failed run leaves the previous run's files (or none) and no half file."""
+    written: list[tuple[Path, Path]] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for out_split, rows in results.items():
+            target = out / OUTPUT_FILES[out_split]
+            written.append((_temporary(target), target))
+            write_parquet(rows, written[-1][0])
+        target = out / MANIFEST
+        written.append((_temporary(target), target))
+        written[-1][0].write_text(manifest, encoding="utf-8")
+        _clear_previous_run(out)
+        for temporary, target in written:
+            os.replace(temporary, target)
+    except OSError as exc:
+        raise PrepareError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
+    finally:
+        for temporary, _ in written:
+            temporary.unlink(missing_ok=True)
+
+
+def _temporary(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
 
 
 def _clear_previous_run(out: Path) -> None:

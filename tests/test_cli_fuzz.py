@@ -1,0 +1,132 @@
+"""What a new user's mistakes do to the commands: an output folder that holds the input, an output
+that cannot be written, an interrupted run, a plan asked for as JSON. Each is one line on stderr
+with a documented status, never a traceback, and the input is never changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rewards(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=cwd or ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
+
+
+def one_line_error(done: subprocess.CompletedProcess, status: int = 2) -> str:
+    assert done.returncode == status, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("rewards ")]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def gsm8k_source(path: Path, n: int = 6) -> Path:
+    path.write_text("".join(json.dumps({"question": f"q{i}?", "answer": f"so #### {i}"}) + "\n"
+                            for i in range(n)), encoding="utf-8")
+    return path
+
+
+def digests(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("prepared")
+    out = root / "data"
+    done = rewards("prepare", gsm8k_source(root / "gsm.jsonl"), "-o", out, "--family", "gsm8k",
+                   "--test-size", "2", "-q")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.mark.parametrize("source", ["data/train.parquet", "data", "data/../data/test.parquet"])
+def test_prepare_refuses_an_output_folder_that_holds_its_input(prepared, tmp_path, source):
+    """`prepare data/train.parquet -o data` used to rewrite its own input and delete test.parquet."""
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "data").mkdir()
+    for name, data in digests(prepared).items():
+        (work / "data" / name).write_bytes(data)
+    before = digests(work / "data")
+    line = one_line_error(rewards("prepare", source, "-o", "data", "-q", cwd=work))
+    assert "would overwrite the input" in line
+    assert digests(work / "data") == before
+
+
+def test_prepare_into_an_unwritable_output_is_one_line(tmp_path):
+    source = gsm8k_source(tmp_path / "gsm.jsonl")
+    (tmp_path / "a_file").write_text("x")
+    for out in (tmp_path / "a_file" / "sub", "/proc/no/such/folder"):
+        line = one_line_error(rewards("prepare", source, "-o", out, "--family", "gsm8k", "-q"))
+        assert line.startswith("rewards prepare: cannot write ")
+
+
+def test_an_interrupted_prepare_keeps_the_previous_run_and_leaves_no_half_file(prepared, tmp_path, monkeypatch):
+    import datasources.pipeline as pipeline
+
+    out = tmp_path / "data"
+    out.mkdir()
+    for name, data in digests(prepared).items():
+        (out / name).write_bytes(data)
+    before = digests(out)
+    calls = []
+
+    def interrupted(rows, path):
+        calls.append(path)
+        if len(calls) == 2:  # Ctrl-C while the second file is being written
+            Path(path).write_bytes(b"PAR1 half")
+            raise KeyboardInterrupt
+        return real(rows, path)
+
+    real = pipeline.write_parquet
+    monkeypatch.setattr(pipeline, "write_parquet", interrupted)
+    assert main(["prepare", str(gsm8k_source(tmp_path / "gsm.jsonl", 8)), "-o", str(out), "--family", "gsm8k",
+                 "--test-size", "3", "-q"]) == 130
+    assert digests(out) == before, "the previous run's files are intact and no temporary file is left"
+
+
+def test_outputs_are_ordinary_files_not_private_temporaries(tmp_path):
+    """The output is written to a temporary file and renamed: it must not keep the temporary's 0600."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"data_source": "openai/gsm8k", "response": "#### 3", "ground_truth": "3"}) + "\n")
+    old = os.umask(0o022)
+    try:
+        assert main(["score", str(rows), "-o", str(tmp_path / "scored.jsonl"), "-q"]) == 0
+        assert main(["report", str(rows), "-o", str(tmp_path / "report.html"), "-q"]) == 0
+    finally:
+        os.umask(old)
+    for name in ("scored.jsonl", "report.html"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+
+
+def test_train_json_is_a_plan_and_never_launches(tmp_path, monkeypatch, capsys):
+    import cli.train
+
+    def launch(*_):
+        raise AssertionError("--json launched a run")
+
+    monkeypatch.setattr(cli.train, "_launch", launch)
+    script = tmp_path / "run.sh"
+    for extra in ([], ["--emit", str(script)]):
+        assert main(["train", "qwen2.5-0.5b-ppo-gsm8k", "--skip-data-check", "--json", *extra]) == 0
+        plan = json.loads(capsys.readouterr().out)  # stdout is one JSON document, with --emit too
+        assert plan["ok"] and plan["preset"] == "qwen2.5-0.5b-ppo-gsm8k"
+    assert script.is_file()
+
+
+def test_train_emit_onto_a_folder_is_one_line(tmp_path):
+    line = one_line_error(rewards("train", "qwen2.5-0.5b-ppo-gsm8k", "--skip-data-check", "--emit", tmp_path))
+    assert line.startswith("rewards train: cannot write --emit ")
