@@ -53,7 +53,9 @@ def run(args) -> int:
     from rewards.tokenizer import TokenizerError, load_tokenizer
     from schemas.validate import validate_file
 
-    files = expand(args.files)
+    files, against = expand(args.files), expand(args.against)  # a missing --against file is a usage error too
+    if args.max_prompt_length is not None and args.max_prompt_length < 1:
+        raise CommandError(f"--max-prompt-length must be a positive number of tokens, not {args.max_prompt_length}")
     tokenizer = None
     if args.tokenizer:
         try:
@@ -62,7 +64,7 @@ def run(args) -> int:
             raise CommandError(str(exc)) from exc
     reports = []
     for path in files:
-        others = [f for f in files if f != path] + list(args.against)
+        others = [f for f in files if f != path] + against
         reports.append(validate_file(path, tokenizer=tokenizer, max_prompt_length=args.max_prompt_length,
                                      against=others, check_gold=not args.no_gold_check,
                                      overlong=args.overlong,

@@ -130,3 +130,11 @@ def test_train_json_is_a_plan_and_never_launches(tmp_path, monkeypatch, capsys):
 def test_train_emit_onto_a_folder_is_one_line(tmp_path):
     line = one_line_error(rewards("train", "qwen2.5-0.5b-ppo-gsm8k", "--skip-data-check", "--emit", tmp_path))
     assert line.startswith("rewards train: cannot write --emit ")
+
+
+def test_validate_against_a_missing_file_and_a_bad_length_are_usage_errors(prepared):
+    train = prepared / "train.parquet"
+    line = one_line_error(rewards("validate", train, "--against", prepared / "nope.parquet", "-q"))
+    assert line == f"rewards validate: {prepared / 'nope.parquet'}: no such file"
+    line = one_line_error(rewards("validate", train, "--max-prompt-length", "0", "-q"))
+    assert "--max-prompt-length must be a positive number" in line
