@@ -49,7 +49,10 @@ def number_value(token: str) -> Fraction | None:
 
 
 APPROXIMATION_DIGITS = 12
-"""A gold decimal with this many significant digits or more is an approximation (a computed float)."""
+APPROXIMATION_PLACES = 10
+"""A gold decimal with this many significant digits and decimal places or more is an approximation (a
+computed float). With fewer places it is an exact decimal however long: `12345678901.2` is not
+answered by `12345678901+\\frac16`."""
 _LONG_DECIMAL = re.compile(r"-?(\d+)\.(\d+)")
 _HAS_LONG_DECIMAL = re.compile(r"\d*\.\d+")
 
@@ -61,7 +64,8 @@ def approximation_digits(gold: str) -> tuple[int, int] | None:
     if not m:
         return None
     significant = len((m.group(1) + m.group(2)).lstrip("0"))
-    return (significant, len(m.group(2))) if significant >= APPROXIMATION_DIGITS else None
+    places = len(m.group(2))
+    return (significant, places) if significant >= APPROXIMATION_DIGITS and places >= APPROXIMATION_PLACES else None
 
 
 def holds_approximation(gold: str) -> bool:

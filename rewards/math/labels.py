@@ -99,8 +99,9 @@ def _align_many(pred: str, gold_groups: list[list[str]]) -> tuple[str, str] | No
     if any(pred_labelled) and not all(pred_labelled):
         return None
     if one_unknown:
-        if all(pred_labelled) and {_base(label) for row in pred_rows for label, _ in row} != {_base(labels[0])}:
-            return None
+        named = {label for row in pred_rows for label, _ in row}
+        if all(pred_labelled) and named != {_base(labels[0])} and named != {l for row in gold_rows for l, _ in row}:
+            return None  # the gold's own names (`x_{1}`, `x_{2}`) or the bare unknown, never `x_{3}`
         return ",".join(v for row in pred_rows for _, v in row), ",".join(v for row in gold_rows for _, v in row)
     if any(sorted(label for label, _ in row) != sorted(labels) for row in gold_rows):
         return pred, ",".join(f"{label}={value}" for row in gold_rows for label, value in row)

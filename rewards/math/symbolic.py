@@ -41,7 +41,13 @@ _NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_op
 _CONVERSION = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=True,
                                interpret_simple_eq_as_assignment=False)
 _IMAGINARY = sympy.Symbol("i")
-_CONNECTIVE_WORD = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])")
+_APPROXIMATION_DENOMINATOR = 10 ** 6
+# Spellings the LaTeX parser reads as something else, so they are refused before it: `and`/`or`
+# (`x \geq 2 or x \leq 5` and `... and ...` become one set), primes (`f'(2)` is read as `f(2)`, `12'`
+# as 12), a subscript on a number (`5_{7}`, base 7, read as 5) and a double superscript (`2^3^2`,
+# `2**3**2` in plain text, read as (2^3)^2 = 64).
+_PARSER_DROPS = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])|'|\\prime(?![a-zA-Z])|\d\s*_"
+                           r"|\^\s*(?:\{[^{}]*\}|\\[a-zA-Z]+|[A-Za-z0-9])\s*\^")
 
 
 class _GoldUnparsable(Exception):
@@ -89,19 +95,25 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
 
 def rounds_to_gold(pred: Any, pred_text: str, gold: str) -> bool:
     """A gold that is a decimal approximation (`4.123105625617661` for `\\sqrt{17}`, twelve or more
-    significant digits) is answered by an exact value within one unit of the gold's last digit and a
+    significant digits and ten or more decimal places) is answered by an exact value within one unit of the gold's last digit and a
     double's rounding (a float's shortest repr, `10.770329614269007` for `\\sqrt{116}`, is off by
     more than half a unit).
-    Decimal answers never use this rule (they compare exactly), and exact golds never do."""
+    Decimal answers never use this rule (they compare exactly), nor do fractions with a denominator
+    over a million (a decimal or a rational approximation in disguise), and exact golds never do."""
     digits = approximation_digits(gold)
     if digits is None or "." in pred_text or not isinstance(pred, sympy.Expr) or pred.free_symbols:
         return False
+    if isinstance(pred, sympy.Rational) and pred.q > _APPROXIMATION_DENOMINATOR:
+        return False  # `\\frac{80143857}{25510582}` is itself an approximation, not an exact answer
     value = parse_number(gold)
     gap = (pred - sympy.Rational(value.numerator, value.denominator)).evalf(digits[0] + 20)
     if not gap.is_real:
         return False
-    # One unit of the last digit, plus a double's rounding of the gold (2^-52 of it, for float golds).
-    tolerance = sympy.Rational(1, 10 ** digits[1]) + abs(sympy.Rational(value.numerator, value.denominator)) / 2 ** 52
+    # One unit of the last digit, plus a double's rounding of the gold (2^-52 of it) when the gold has
+    # no more digits than a double's repr (17): a longer gold claims every digit it writes.
+    tolerance = sympy.Rational(1, 10 ** digits[1])
+    if digits[0] <= 17:
+        tolerance += abs(sympy.Rational(value.numerator, value.denominator)) / 2 ** 52
     return bool(abs(gap) <= tolerance)
 
 
@@ -112,8 +124,8 @@ def to_sympy(latex: str) -> Any:
     number = parse_number(latex) if ("e" in latex or "E" in latex) else None
     if number is not None:  # e-notation: `3.3e-06` is a number, not 3.3e - 6
         return sympy.Rational(number.numerator, number.denominator)
-    if _CONNECTIVE_WORD.search(latex):
-        return _FAILED  # the parser reads `x \geq 2 or x \leq 5` and `... and ...` as one set
+    if _PARSER_DROPS.search(latex):
+        return _FAILED  # what the parser would silently drop or misread (see _PARSER_DROPS)
     text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
     try:
         expr = latex2sympy(text, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
