@@ -137,6 +137,7 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
     """
     from rewards.probe.attacks import target_from_row
     from schemas.reader import UnreadableFile, read_rows
+    from schemas.rollouts import gold_of
 
     targets, skipped = [], []
     per_source: dict[str, int] = {}
@@ -147,7 +148,7 @@ def read_targets(path: str, data_sources: list[str] | None, limit: int) -> tuple
                 skipped.append(item.problem)
                 continue
             try:
-                target = target_from_row(item.value, item.where, default)
+                target = target_from_row(item.value, item.where, default, gold_of(item.value))
             except ValueError as exc:
                 skipped.append(str(exc))
                 continue

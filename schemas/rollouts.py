@@ -39,6 +39,11 @@ def _first(row: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
+def gold_of(row: Mapping[str, Any]) -> Any:
+    """The row's gold answer under the first of GOLD_KEYS it has (None when it has none)."""
+    return _first(row, GOLD_KEYS)
+
+
 def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any, Mapping | None]:
     """(data_source, response, ground_truth, extra_info) from one input row.
 
@@ -52,7 +57,7 @@ def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any
     response = _first(row, RESPONSE_KEYS)
     if response is None:
         raise RecordError(f"no response field: expected one of {', '.join(RESPONSE_KEYS)}")
-    gold = _first(row, GOLD_KEYS)
+    gold = gold_of(row)
     if gold is None:
         raise RecordError(f"no gold answer field: expected one of {', '.join(GOLD_KEYS)}")
     extra = row.get("extra_info")

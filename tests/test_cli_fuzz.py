@@ -138,3 +138,21 @@ def test_validate_against_a_missing_file_and_a_bad_length_are_usage_errors(prepa
     assert line == f"rewards validate: {prepared / 'nope.parquet'}: no such file"
     line = one_line_error(rewards("validate", train, "--max-prompt-length", "0", "-q"))
     assert "--max-prompt-length must be a positive number" in line
+
+
+def test_probe_reads_the_golds_of_rollout_files_and_dump_folders(tmp_path, capsys):
+    """README: probe reads what score reads; a rollout's `ground_truth` and a dump's `gts` are golds."""
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text(json.dumps({"data_source": "openai/gsm8k", "response": "#### 4", "ground_truth": "4"}) + "\n")
+    dumps = tmp_path / "rollout"
+    dumps.mkdir()
+    for step in (1, 2):
+        (dumps / f"{step}.jsonl").write_text(json.dumps({"input": "q", "output": "#### 3", "gts": str(step),
+                                                         "score": 1.0, "step": step}) + "\n")
+    args = ["--attacks", "control,empty", "--json", "-q"]
+    assert main(["probe", str(rollouts), *args]) == 0
+    assert [b["golds"] for b in json.loads(capsys.readouterr().out)["scoreboards"]] == [1]
+    assert main(["probe", str(dumps), "--data-source", "openai/gsm8k", *args]) == 0
+    assert [b["golds"] for b in json.loads(capsys.readouterr().out)["scoreboards"]] == [2]
+    assert main(["probe", str(dumps), *args]) == 2
+    assert "verl dumps have none: pass --data-source" in capsys.readouterr().err

@@ -68,18 +68,23 @@ def prompt_text(prompt: Any) -> str | None:
     return None
 
 
-def target_from_row(row: Mapping[str, Any], where: str, data_source: str | None = None) -> Target:
-    """A probe target from a verl row (`data_source`, `prompt`, `reward_model.ground_truth`).
+def target_from_row(row: Mapping[str, Any], where: str, data_source: str | None = None,
+                    gold: Any = None) -> Target:
+    """A probe target from a verl row (`data_source`, `prompt`, `reward_model.ground_truth`), or from
+    a row of another shape whose gold the caller read (`gold`: a rollout's `ground_truth`, a dump's `gts`).
 
     Raises ValueError naming the missing field; the row's own data_source wins over `data_source`.
     """
     source = row.get("data_source") or data_source
     if not source:
-        raise ValueError(f"{where}: field `data_source` is empty")
-    reward_model = row.get("reward_model")
-    gold = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
+        raise ValueError(f"{where}: field `data_source` is empty"
+                         + ("" if data_source else " (verl dumps have none: pass --data-source)"))
+    if gold is None:
+        reward_model = row.get("reward_model")
+        gold = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
     if gold is None or (isinstance(gold, str) and not gold.strip()):
-        raise ValueError(f"{where}: field `reward_model.ground_truth` is missing or empty")
+        raise ValueError(f"{where}: the gold answer (`reward_model.ground_truth`, `ground_truth` or `gts`) "
+                         "is missing or empty")
     extra = row.get("extra_info")
     return Target(str(source), gold, prompt_text(row.get("prompt")),
                   extra if isinstance(extra, Mapping) else None, where)
