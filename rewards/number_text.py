@@ -48,6 +48,20 @@ def number_value(token: str) -> Fraction | None:
         return None
 
 
+VALUE_WORDS = frozenset("""
+above almost approx approximately below billion billions crore crores cubed divided double dozen
+dozens eighth eighths estimate estimated factorial false fewer fifth fifths fourth fourths gazillion
+giga grand greater gross half halves hundred hundreds hundredth hundredths incorrect inverse ish
+kilo lakh lakhs larger less maximum mega micro milli million millions millionth millionths minimum
+minus more nano nearly negated negative neither never ninth ninths no non nor not opposite or over
+plus plusminus quadrillion quarter quarters reciprocal roughly rounded seventh sevenths sixth sixths
+smaller squared ten tens tenth tenths tera third thirds thou thousand thousands thousandth
+thousandths thrice through to trillion trillions triple twice under wrong zillion
+""".split())
+"""Words after a number that change its value or take it back (`5 thousand`, `5 squared`, `5 or 6`,
+`5 (wrong)`): a reader that skips words after a number never skips these."""
+
+
 APPROXIMATION_DIGITS = 12
 APPROXIMATION_PLACES = 10
 """A gold decimal with this many significant digits and decimal places or more is an approximation (a

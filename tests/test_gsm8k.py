@@ -1,5 +1,6 @@
 import string
 
+import pytest
 from hypothesis import given, strategies as st
 
 from rewards import compute_score
@@ -128,4 +129,25 @@ def test_e_notation_golds_and_answers():
 def test_list_comma_is_not_a_thousands_separator():
     """`1,234` is one number; `1, 234` is two, and neither of them is 1234."""
     assert verdict("#### 1,234", "1234")["verdict"] == "correct"
-    assert verdict("#### 1, 234", "1234")["verdict"] == "wrong"
+    assert verdict("#### 1, 234", "1234")["verdict"] == "unparsable_pred"  # two numbers: no one answer
+
+
+# Near misses: what follows the number on its line changes or takes back its value, so nothing is paid.
+REFUSED_AGAINST_5 = ["#### 5 or 6", "#### 5-6", "#### 5 - 6", "#### 5 thousand", "#### 5,6", "#### 5, 6",
+                     "#### $5 or $6", "#### 5^2", "#### 5!", "#### 5*2", "#### 5x", "#### 5i", "#### 5 squared",
+                     "#### 5 dozen", "#### 5 million", "#### 5k", "#### 5K", "#### 5 1/2", "#### 5\u00bd",
+                     "#### 5..6", "#### 5:00", "#### 5 /6", "#### 5\u00b2", "#### 5e", "#### 5 e-1", "#### 5E1",
+                     "#### 5 x 10^3", "#### 5 \u00b1 1", "#### 5 + 1", "#### 5 to 6", "#### 5~6", "#### 4 or 5",
+                     "#### 5 (not 6)", "#### 5 (wrong)", "#### **5** or 6", "#### \\boxed{5} or 6", "#### -5"]
+
+
+@pytest.mark.parametrize("response", REFUSED_AGAINST_5)
+def test_value_changing_tail_is_not_paid(response):
+    assert verdict(response, "5")["acc"] == 0.0
+
+
+@pytest.mark.parametrize("response", ["#### 5", "#### 5.", "#### 5 dollars", "#### $5 per day", "#### **5**",
+                                      "#### 5%", "#### 5 apples in total", "#### 5\nso 6 was wrong",
+                                      "#### 5. The answer is 6 minus 1.", "#### \\boxed{5}", "#### 5 (five)"])
+def test_words_after_the_number_still_pay(response):
+    assert verdict(response, "5")["verdict"] == "correct"

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from ..number_text import format_number
+from ..number_text import VALUE_WORDS, format_number
 from .extract import matching_brace
 
 _UNICODE = {
@@ -45,20 +45,13 @@ _PAREN_UNIT = re.compile(r"(?<=[\d}])\s*\(\s*([A-Za-z][A-Za-z ]+)\)$")
 # Words that change or deny the value before them are never a unit: `5\text{ thousand}` is 5000,
 # `5\text{ squared}` 25, `5\text{ i}` imaginary, `5 (wrong)` a refusal. A word of one or two
 # letters is a unit only when it is a known one (`m`, `cm`), never a variable or a product (`5 (ab)`).
-_NOT_UNIT_WORDS = frozenset("""
-not no non nor neither never none nothing nope wrong false incorrect impossible invalid undefined
-ignore ignored exclude excluded reject rejected extraneous discard discarded isn cannot can except but
-without unless if when maybe perhaps guess unsure approx approximately roughly about around nearly
-almost estimate estimated rounded ish or and at least most less more fewer greater smaller larger than
-over under above below minimum maximum min max bound upper lower to through between beyond within is
-are was be equals equal ten tens hundred hundreds thousand thousands million millions billion billions
-trillion trillions quadrillion zillion gazillion dozen dozens gross lakh lakhs crore crores grand thou
-kilo mega giga tera milli micro nano half halves third thirds quarter quarters fourth fourths fifth
-fifths sixth sixths seventh sevenths eighth eighths ninth ninths tenth tenths hundredth hundredths
-thousandth thousandths millionth millionths double twice triple thrice per mille permille ppm ppb bps
-basis squared cubed root roots sqrt factorial inverse reciprocal negative negated opposite minus plus
-divided mod modulo base power powers exponent log ln exp sin cos tan cot sec csc pi imaginary complex
-hex binary octal decimal plusminus odd even prime positive abc something
+_NOT_UNIT_WORDS = VALUE_WORDS | frozenset("""
+abc about and are around at base basis be between beyond binary bound bps but can cannot complex cos
+cot csc decimal discard discarded equal equals even except exclude excluded exp exponent extraneous
+guess hex if ignore ignored imaginary impossible invalid is isn least ln log lower max maybe mille
+min mod modulo most none nope nothing octal odd per perhaps permille pi positive power powers ppb
+ppm prime reject rejected root roots sec sin something sqrt tan than undefined unless unsure upper
+was when within without
 """.split())
 _SHORT_UNITS = frozenset("""
 m s g h l L N J W V cm mm km nm um dm kg mg ml mL dL cl ft in yd mi lb oz hr ms ns Hz kW kJ mA mV

@@ -11,7 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ..number_text import NUMBER, format_number, last_number, number_value, parse_number
+from ..number_text import NUMBER, VALUE_WORDS, format_number, last_number, number_value, parse_number
 from ..region import answer_region
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
@@ -22,6 +22,12 @@ MARKER = "####"
 _DRESSING = re.compile(r"\\?\$|\*\*|\\boxed\{|\\\(")
 _LEADING_NUMBER = re.compile(rf"[ \t]*({NUMBER})")
 _LOOKAHEAD = 200  # characters after the marker that may hold the number
+# What may follow the number on its line before the words start: `%`, `$`, `**`, `}`, `\)`, a full stop.
+_AFTER_DRESSING = re.compile(r"(?:\\?%|\\?\$|\*\*|\}|\\\)|\.(?!\d))*")
+# The number goes on (`5x`, `5k`, `5e`, `5²`) or an operator or another number follows (`5^2`, `5 - 6`, `5:00`).
+_CONTINUED = re.compile(r"[\w\u00b2\u00b3\u00b9\u00bc-\u00be]|\s*(?:[-+*/^!:~=\u00b1\u00d7\u00f7\u00b7\u2212]|\\[a-zA-Z]|\.\.)")
+_WORD = re.compile(r"[A-Za-z]+")
+_LINE_END = re.compile(r"\n|\.(?=\s|$)")  # the answer's line ends at a line break or a full stop
 
 
 @register_scorer("openai/gsm8k", "gsm8k", answer_format="gsm8k")
@@ -49,7 +55,9 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
 
 
 def strict_answer(region: str) -> tuple[str | None, str]:
-    """The number after the last `####`, with the reason when there is none."""
+    """The number after the last `####`, with the reason when there is none. Words after it on its
+    line are ignored (`#### 18 dollars`) unless they change or take back the value (`5 thousand`,
+    `5 or 6`, `5 (wrong)`) or another number or an operator follows (`5 - 6`, `5^2`, `5x`, `5:00`)."""
     at = region.rfind(MARKER)
     if at < 0:
         return None, "no `####` answer line"
@@ -57,6 +65,11 @@ def strict_answer(region: str) -> tuple[str | None, str]:
     found = _LEADING_NUMBER.match(tail)
     if found is None:
         return None, f"no number after the last `####`: {region[at:at + 60]!r}"
+    line = _LINE_END.split(tail[found.end():], maxsplit=1)[0]
+    line = line[_AFTER_DRESSING.match(line).end():]
+    if _CONTINUED.match(line) or any(c.isdigit() for c in line) or any(
+            w.lower() in VALUE_WORDS for w in _WORD.findall(line)):
+        return None, f"the number after the last `####` is not the whole answer: {region[at:at + 60]!r}"
     return found.group(1), ""
 
 
