@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from contextlib import contextmanager
 from importlib import import_module
@@ -79,6 +80,8 @@ def run(args) -> int:
         raise CommandError("--attacks/--skip left no attack to run")
     if args.limit < 0:
         raise CommandError("--limit must be 0 (all) or a positive number of golds")
+    if not math.isfinite(args.max_reward):  # nan compares false to every reward: the gate would never fail
+        raise CommandError(f"--max-reward must be a finite number, not {args.max_reward}")
     if args.bomb_golds < 1:
         raise CommandError("--bomb-golds must be at least 1 (use --skip sympy_bomb to leave the bombs out)")
     reward_kwargs = {k: v for k, v in settings_from(args).items() if v is not None}

@@ -48,7 +48,7 @@ def register(sub) -> None:
     p.add_argument("--rescore", action="store_true",
                    help="score every row even when it already carries results")
     p.add_argument("--title", help="page title (default: the input's name)")
-    p.add_argument("--json", action="store_true", help="also print the report's numbers as JSON")
+    p.add_argument("--json", action="store_true", help="print the report's numbers as JSON in place of the summary lines (the page is written too)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
     p.set_defaults(func=run)
@@ -77,11 +77,14 @@ def run(args) -> int:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
         replacing_output(stack, output).write(page)  # renamed onto `output` only when complete
-    for line in lines:
-        print(line)
-    if args.json:
-        print(json.dumps(numbers, ensure_ascii=False, default=str))
-    print(f"wrote {output}", file=sys.stderr)
+    summary = sys.stderr if output == "-" else sys.stdout  # `-o -`: stdout is the page alone
+    if args.json:  # one JSON document, in place of the summary lines, so that it can be parsed
+        print(json.dumps(numbers, ensure_ascii=False, default=str), file=summary)
+    else:
+        for line in lines:
+            print(line, file=summary)
+    if output != "-":
+        print(f"wrote {output}", file=sys.stderr)
     return 0
 
 

@@ -156,3 +156,20 @@ def test_probe_reads_the_golds_of_rollout_files_and_dump_folders(tmp_path, capsy
     assert [b["golds"] for b in json.loads(capsys.readouterr().out)["scoreboards"]] == [2]
     assert main(["probe", str(dumps), *args]) == 2
     assert "verl dumps have none: pass --data-source" in capsys.readouterr().err
+
+
+def test_report_json_is_one_document_and_dash_o_is_the_page_alone(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"data_source": "openai/gsm8k", "response": "#### 3", "ground_truth": "3"}) + "\n")
+    done = rewards("report", rows, "--json", "-q")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["openai/gsm8k"]["rows"] == 1
+    done = rewards("report", rows, "-o", "-", "-q")
+    assert done.returncode == 0 and done.stdout.startswith("<!DOCTYPE html>") and done.stdout.rstrip().endswith("</html>")
+    assert "openai/gsm8k: 1 rows" in done.stderr
+
+
+@pytest.mark.parametrize("bound", ["nan", "inf"])
+def test_probe_refuses_a_bound_that_can_never_fail(bound):
+    line = one_line_error(rewards("probe", "--data-source", "openai/gsm8k", "--max-reward", bound, "-q"))
+    assert "--max-reward must be a finite number" in line
