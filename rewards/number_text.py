@@ -27,6 +27,8 @@ _SEP_RE = re.compile(_SEP)
 _WRAPPERS = re.compile(r"^(?:\\?\$|\*\*|\s)+|(?:\\?%|\\?\$|\*\*|[.,;:!]|\s)+$")
 
 MAX_DIGITS = 4000  # longer "numbers" are not answers; refusing them bounds Fraction's work
+MAX_EXPONENT = 1000  # e-notation beyond 10^±1000 is no answer either (and bounds the same work)
+_POWER_OF_TEN = re.compile(r"[eE]([-+]?\d+)$")
 
 
 def parse_number(text: str) -> Fraction | None:
@@ -40,8 +42,12 @@ def parse_number(text: str) -> Fraction | None:
 
 
 def number_value(token: str) -> Fraction | None:
-    """The value of one NUMBER token (separators allowed); None for a zero denominator."""
+    """The value of one NUMBER token (separators allowed); None for a zero denominator or an
+    exponent beyond MAX_EXPONENT (`1e9999999` took Fraction 8 s and 4 MB)."""
     plain = _SEP_RE.sub("", token.strip()).replace("\u2212", "-")
+    power = _POWER_OF_TEN.search(plain)
+    if power and (len(power.group(1)) > 6 or abs(int(power.group(1))) > MAX_EXPONENT):
+        return None
     try:
         return Fraction(plain)
     except (ValueError, ZeroDivisionError):

@@ -1,0 +1,49 @@
+"""Arbitrary model text never breaks a scorer: LaTeX-token soup, unicode and pathological numbers
+give a verdict, never an exception, and numbers that would take seconds to build are refused."""
+
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from rewards import compute_score
+
+TOKENS = ["\\frac{", "}{", "}", "{", "\\sqrt{", "^", "_", "\\text{", "\\boxed{", "(", ")", "[", "]", "\\{", "\\}",
+          "=", ",", ";", "<", ">", "\\le", "\\pi", "e", "i", "x", "\\infty", "-", "+", "*", "**", "/", "!", "'",
+          "^\\circ", "\\%", "$", "\\approx", "|", ":", "\\pm", "sqrt(", "1", "9", "0", ".", "e-", "E+", "10^{",
+          "\\cup", "\\in", "\\mathbb{R}", "\\quad", " and ", " or ", " ", "\n", "\\\\", "&", "\\begin{pmatrix}",
+          "\\end{pmatrix}", "\u00b2", "\u221a", "\u03c0", "\u221e", "####", " thousand", "(wrong)", "\\not=",
+          "AB", "x_{1}", "f(x)", "0.333333333333333", "\\text{ cm}", "\\dfrac", "\\overline{"]
+GOLDS = ["5", "\\frac{1}{2}", "x=2, y=3", "(1,2)", "[0,1)", "\\sqrt{2}", "4.123105625617661", "AB=4,CD=5",
+         "\\{1,2\\}", "A", "12:00", "3e-05", "-5", "x_{1}=2, x_{2}=3"]
+VERDICTS = {"correct", "wrong", "no_answer", "unparsable_pred", "unparsable_gold", "timeout", "error"}
+
+soup = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(soup, st.sampled_from(["\\boxed{%s}", "#### %s", "%s", "The final answer is %s."]),
+       st.one_of(st.sampled_from(GOLDS), soup), st.sampled_from(["lighteval/MATH", "openai/gsm8k", "math_dapo"]))
+def test_token_soup_gets_a_verdict(body, shape, gold, data_source):
+    out = compute_score(data_source, shape % body, gold)
+    assert out["verdict"] in VERDICTS and out["verdict"] != "error", out
+    assert out["acc"] in (0.0, 1.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=30))
+def test_unicode_text_gets_a_verdict(response, gold):
+    for data_source in ("lighteval/MATH", "openai/gsm8k"):
+        assert compute_score(data_source, response, gold)["verdict"] in VERDICTS
+
+
+@pytest.mark.parametrize("data_source, response", [
+    ("openai/gsm8k", "#### 1e9999999"), ("openai/gsm8k", "#### 1.5e-9999999"), ("openai/gsm8k", "#### 1e99999"),
+    ("lighteval/MATH", "\\boxed{1e9999999}"), ("lighteval/MATH", "\\boxed{1.5e9999999}"),
+    ("lighteval/MATH", "\\boxed{1e" + "9" * 5000 + "}")])
+def test_huge_exponents_are_refused_at_once(data_source, response):
+    """These took 8.5 s each in-process (Fraction built 10^9999999), or raised on printing 10^99999."""
+    start = time.perf_counter()
+    out = compute_score(data_source, response, "5")
+    assert out["verdict"] in ("wrong", "unparsable_pred")
+    assert time.perf_counter() - start < 2.0  # was 8.5 s; generous for a loaded CI machine
