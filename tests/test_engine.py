@@ -1,6 +1,7 @@
 """The worker pool: values, deadlines, crashes, errors, memory caps, threads, asyncio, fork safety."""
 
 import asyncio
+import logging
 import os
 import pickle
 import threading
@@ -10,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rewards import engine
+from rewards.engine import pool as pool_module
 from rewards.engine import WorkerCrashed, WorkerError, WorkerTimeout, call_bounded
 from rewards.engine.config import EngineConfig, from_env
 from tests.helpers import engine_funcs as f
@@ -236,6 +238,22 @@ def test_shutdown_stops_every_worker():
     for pid in pids:
         with pytest.raises((ProcessLookupError, ChildProcessError)):
             os.kill(pid, 0)
+
+
+def test_a_replacement_asked_for_as_the_pool_shuts_down_starts_nothing(caplog, monkeypatch):
+    """At exit, a worker killed at its deadline just before shutdown has its replacement started
+    by a background thread: that start must neither fall back to a fresh interpreter (the zygote
+    is closed) nor log that it did."""
+    call_bounded(f.add, 1, 1, timeout=30)
+    pool = engine._get_pool()
+    engine.shutdown()
+    started = []
+    monkeypatch.setattr(pool_module, "_popen_worker", lambda *args: started.append(args))
+    with pool._cond:
+        pool._starting += 1
+    with caplog.at_level(logging.WARNING, logger="rewards"):
+        pool._add_worker()
+    assert started == [] and pool._starting == 0 and not pool._live and not caplog.records
 
 
 def test_configuration_from_the_environment():

@@ -48,6 +48,10 @@ RECHECK_S = 0.1
 """How often a queued caller re-checks whether the pool should grow."""
 
 
+class PoolClosed(OSError):
+    """A worker was asked for while the pool shut down; nothing is started."""
+
+
 class _Waiter:
     """A caller queued for a worker: a thread (an Event) or an asyncio task (a future on its loop).
     `worker` is set, under the pool's lock, when one is handed over."""
@@ -111,7 +115,10 @@ class WorkerPool:
                 pid, inbox, outbox = zygote.spawn(preload)
                 return _Worker(_Forked(zygote, pid), inbox, outbox)
             except ZygoteError as exc:
-                log.warning("rewards: %s; starting workers on their own from now on", exc)
+                if not self._closed:
+                    log.warning("rewards: %s; starting workers on their own from now on", exc)
+        if self._closed:  # a replacement asked for as the pool shut down (at exit): start nothing
+            raise PoolClosed("the pool was shut down")
         return _popen_worker(self._memory_mb, preload)
 
     # -- calls -----------------------------------------------------------------------------
@@ -411,7 +418,8 @@ class WorkerPool:
         except OSError as exc:  # cannot start a process now; waiting callers time out
             with self._cond:
                 self._starting -= 1
-            log.warning("rewards: could not start a worker: %s", exc)
+            if not isinstance(exc, PoolClosed):
+                log.warning("rewards: could not start a worker: %s", exc)
             return
         try:
             worker.wait_ready(STARTUP_TIMEOUT)
