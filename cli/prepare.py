@@ -65,12 +65,13 @@ def run(args) -> int:
         allow_unregistered=args.allow_unregistered, question_field=args.question_field,
         answer_field=args.answer_field, answer_extractor=args.answer_extractor,
         answer_format=args.answer_format, keep=tuple(args.keep))
-    if args.quiet:
+    quiet = args.quiet or not sys.stderr.isatty()  # bars only on a terminal, as the other commands
+    if quiet:
         from datasets.utils.logging import disable_progress_bar
 
         disable_progress_bar()
     try:
-        manifest = prepare(opts, progress=None if args.quiet else _progress_bar)
+        manifest = prepare(opts, progress=None if quiet else _progress_bar)
     except (PrepareError, TemplateError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:

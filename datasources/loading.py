@@ -8,7 +8,9 @@ json/jsonl/parquet/csv file. Offline, a hub id fails with one sentence saying wh
 
 from __future__ import annotations
 
+import logging
 import random
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,14 @@ def load_splits(source: str, config: str | None = None) -> Any:
         if _is_empty(path):
             raise SourceError(f"{source}: the file is empty")
         split = path.stem if path.stem in SPLIT_NAMES else "train"
-        return _call(source, lambda: datasets.load_dataset(builder, data_files={split: str(path)}))
+        try:
+            with _quiet_library_log():  # its "Failed to load JSON" lines repeat what we say in one line
+                return _call(source, lambda: datasets.load_dataset(builder, data_files={split: str(path)}))
+        except SourceError:
+            if _suffix(path) == ".jsonl":
+                _name_the_bad_line(path)
+            raise
+
     if path.is_dir():
         if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
             loaded = _call(source, lambda: datasets.load_from_disk(str(path)))
@@ -87,6 +96,31 @@ def _call(source: str, load, hub: bool = False):
                 f"cannot load {source!r} from the Hugging Face Hub ({name}: {first_line(exc)}); pass a "
                 f"local file or folder of the same shape instead") from exc
         raise SourceError(f"{source}: {name}: {first_line(exc)}") from exc
+
+
+@contextmanager
+def _quiet_library_log():
+    import datasets
+
+    level = datasets.logging.get_verbosity()
+    datasets.logging.set_verbosity(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        datasets.logging.set_verbosity(level)
+
+
+def _name_the_bad_line(path: Path) -> None:
+    """`datasets` says only that generating the split failed: name the first line that is not a
+    JSON object (bytes that are not UTF-8, a truncated line), as every other command does."""
+    from schemas.reader import UnreadableFile, read_rows
+
+    try:
+        for item in read_rows(path):
+            if item.problem is not None:
+                raise SourceError(item.problem)
+    except UnreadableFile as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _is_empty(path: Path, sniff: int = 1 << 16) -> bool:

@@ -173,3 +173,14 @@ def test_report_json_is_one_document_and_dash_o_is_the_page_alone(tmp_path):
 def test_probe_refuses_a_bound_that_can_never_fail(bound):
     line = one_line_error(rewards("probe", "--data-source", "openai/gsm8k", "--max-reward", bound, "-q"))
     assert "--max-reward must be a finite number" in line
+
+
+def test_prepare_names_the_bad_line_of_a_jsonl_source_and_draws_no_bar_off_a_terminal(tmp_path):
+    source = gsm8k_source(tmp_path / "gsm.jsonl")
+    with source.open("a", encoding="utf-8") as f:
+        f.write('{"question": "q", "answer": "#### 1"\n')  # line 7, truncated
+    done = rewards("prepare", source, "-o", tmp_path / "out", "--family", "gsm8k")
+    assert one_line_error(done) == f"rewards prepare: {source} line 7: invalid JSON (Expecting ',' delimiter at column 37)"
+    assert done.stderr.count("\n") == 1, "nothing but the one line: no library log, no progress bar"
+    done = rewards("prepare", gsm8k_source(tmp_path / "ok.jsonl"), "-o", tmp_path / "out", "--family", "gsm8k")
+    assert done.returncode == 0 and done.stderr == ""
