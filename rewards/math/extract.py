@@ -25,6 +25,8 @@ import re
 import threading
 from typing import NamedTuple
 
+from ..number_text import VALUE_WORDS
+
 _BARE_END = re.compile(r"[\s$]")
 _BLANKS = re.compile(r"[ \t]*")
 BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
@@ -37,6 +39,9 @@ _JOINER = re.compile(r"(?:[\s$,;.]|\\[()\[\]]|\\q?quad(?![a-zA-Z])|\\[,;: ]|and|
 _FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^\n]*)")
 _ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
 _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
+# After a stated math span, another span, a number or a value-changing word means the span is not the answer.
+_QUALIFIED = re.compile(r"[\d$]|\\[(\[]")
+_WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\s(?:I hope|which|because|since)\b")
 
 
@@ -246,6 +251,10 @@ def trim_statement(tail: str) -> str:
         return inner
     span = _MATH_SPAN.match(tail)
     if span:
-        return next(g for g in span.groups() if g is not None).strip()
+        after = tail[span.end():]
+        after = after[:stop.start()] if (stop := _SENTENCE_END.search(after)) else after
+        if not _QUALIFIED.search(after) and not any(w.lower() in VALUE_WORDS for w in _WORD.findall(after)):
+            return next(g for g in span.groups() if g is not None).strip()
+        # `$5$ or $6$`, `$5$ thousand`: the span is not the whole answer, so the sentence is read
     stop = _SENTENCE_END.search(tail)
     return (tail[:stop.start()] if stop else tail).strip()
