@@ -4,7 +4,8 @@ Both answers are read into the tree the float disproof uses (`numeric.read`) and
 mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, three
 rounds of complex points whose arguments lie in the first, second and third quadrant (so `x`
 against `\\sqrt{x^2}` and `\\sqrt{x}\\sqrt{y}` against `\\sqrt{xy}` differ, as they do for sympy, which
-assumes no signs). At each point:
+assumes no signs), and a fourth of modulus 3 to 6 with alternating arguments (so `\\ln(e^x)` against
+`x` and `(x^a)^b` against `x^{ab}` differ too). At each point:
 
 - equal when the difference, relative to max(1, |a|, |b|), vanishes at 50 and at 120 digits
   (below 10^-35 and 10^-105) and every intermediate value is zero or within 10^-20..10^20, so a
@@ -54,6 +55,11 @@ def _points() -> tuple:
             z = cmath.rect(0.83 + 0.047 * k, base_angle + step * k)
             row.append((Fraction(z.real), Fraction(z.imag)))
         rounds.append(tuple(row))
+    # A last round off the unit circle, the variables' arguments alternating in sign: imaginary
+    # parts beyond pi and quotients past the branch cut, so `\\ln(e^x)` is not `x`, `(x^a)^b` not
+    # `x^{ab}`, `\\sqrt{x/y}` not `\\sqrt{x}/\\sqrt{y}` (each was paid: equal near the unit circle).
+    rounds.append(tuple((Fraction(z.real), Fraction(z.imag))
+                        for z in (cmath.rect(3.3 + 0.2 * k, (1.7 + 0.13 * k) * (-1) ** k) for k in range(12))))
     return tuple(rounds)
 
 
