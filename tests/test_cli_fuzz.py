@@ -184,3 +184,17 @@ def test_prepare_names_the_bad_line_of_a_jsonl_source_and_draws_no_bar_off_a_ter
     assert done.stderr.count("\n") == 1, "nothing but the one line: no library log, no progress bar"
     done = rewards("prepare", gsm8k_source(tmp_path / "ok.jsonl"), "-o", tmp_path / "out", "--family", "gsm8k")
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_train_a_word_for_a_number_is_a_plan_error_naming_the_override(capsys):
+    assert main(["train", "qwen2.5-0.5b-ppo-gsm8k", "--skip-data-check", "--dry-run",
+                 "data.train_batch_size=abc"]) == 2
+    out = capsys.readouterr().out
+    assert "not a number in data.train_batch_size=abc" in out and "Traceback" not in out
+
+
+def test_train_a_broken_preset_file_is_one_line(tmp_path):
+    preset = tmp_path / "mine.yaml"
+    preset.write_text("extends: qwen3-0.6b-grpo\nfoo: [1, 2\n")
+    line = one_line_error(rewards("train", preset, "--dry-run"))
+    assert line.startswith(f"rewards train: preset {preset} is not valid YAML: ") and line.endswith("(line 3, column 1)")

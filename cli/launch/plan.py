@@ -196,6 +196,15 @@ def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
     return dict(OmegaConf.to_container(node, resolve=True)) if node is not None else {}
 
 
+def _wrong_type(exc: Exception, overrides) -> str:
+    """Name the override whose value the planner could not read as a number (the exception names
+    only the value)."""
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    culprits = [o.text for o in overrides if o.value is not None and repr(o.value.strip()) in message]
+    where = f" in {', '.join(culprits)}" if culprits else ""
+    return f"a size, count or fraction is not a number{where} ({message}): give a number, as verl's config does"
+
+
 def make_plan(request: Request) -> Plan:
     """Every check that can run without GPUs; `plan.ok` says whether to launch."""
     dropped: list[str] = []
@@ -223,7 +232,11 @@ def make_plan(request: Request) -> Plan:
         return plan
     critic_shape = None
     critic_path = str(cfg.critic.model.path)
-    plan.parallel = parallel = plan_parallel(cfg, plan.shape, request.available_gpus)
+    try:
+        plan.parallel = parallel = plan_parallel(cfg, plan.shape, request.available_gpus)
+    except (TypeError, ValueError) as exc:  # a size or count given as text (data.train_batch_size=abc)
+        out.append(error("value-type", _wrong_type(exc, plan.overrides)))
+        return plan
     out.extend(parallel.findings)
     if parallel.critic is not None and critic_path != plan.model:
         try:

@@ -88,7 +88,9 @@ def _resolved(name_or_path: str, seen: tuple[str, ...]) -> dict[str, Any]:
     try:
         raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
     except yaml.YAMLError as exc:
-        raise PresetError(f"preset {path} is not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise PresetError(f"preset {path} is not valid YAML: {getattr(exc, 'problem', None) or exc}{where}") from None
     if not isinstance(raw, dict):
         raise PresetError(f"preset {path} must be a YAML mapping")
     unknown = set(raw) - _FIELDS
