@@ -101,15 +101,33 @@ def response_length(response: str, extra_info: Mapping[str, Any] | None, setting
     if isinstance(given, Integral) and not isinstance(given, bool) and given >= 0:  # numpy ints too
         return int(given)
     if settings.length_tokenizer:
-        return count_tokens(response, settings.length_tokenizer)
+        return count_tokens(response, settings.length_tokenizer, enough=settings.max_resp_len)
     raise SettingsError(
         "length shaping counts tokens, but this sample has no extra_info['response_length'] and no "
         "length_tokenizer is set: pass length_tokenizer=<the policy's tokenizer path> or length_unit=chars")
 
 
-def count_tokens(text: str, tokenizer_path: str) -> int:
-    """Token count of the decoded response under the policy's tokenizer (no special tokens added)."""
+def count_tokens(text: str, tokenizer_path: str, enough: int | None = None) -> int:
+    """Token count of the decoded response under the policy's tokenizer (no special tokens added).
+
+    With `enough` (`max_resp_len`, where every length term reaches its bound), a long text is
+    encoded by prefixes of 1, 2, 4, ... 64 characters per token of `enough`, and a prefix holding more
+    than `enough + 1` tokens is counted in place of the whole: the terms are the same, and encoding
+    is bounded by `enough` rather than by the text (10 MB took 9-50 s, under a lock every reward
+    thread shares). Only a text past 64 characters per token is encoded whole.
+    """
     tokenizer = cached_tokenizer(tokenizer_path)
+    if enough is not None:
+        size = enough + 2
+        while size < len(text) and size <= 64 * (enough + 2):
+            head = _encoded_length(tokenizer, text[:size])
+            if head > enough + 1:  # a cut word adds at most one token to a prefix
+                return head
+            size *= 2
+    return _encoded_length(tokenizer, text)
+
+
+def _encoded_length(tokenizer: Any, text: str) -> int:
     with _encode_lock:  # a fast tokenizer raises "Already borrowed" when threads share it
         return len(tokenizer.encode(text, add_special_tokens=False))
 

@@ -111,6 +111,21 @@ def test_token_length_from_the_policy_tokenizer(tokenizer_dir, tokenizer):
     assert count_tokens("", str(tokenizer_dir)) == 0
 
 
+@pytest.mark.parametrize("unit", ["the cat sat ", "\\boxed{5}, ", "日本語🙂", " "])
+def test_a_megabyte_response_is_counted_only_past_max_resp_len(tokenizer_dir, tokenizer, unit):
+    """Length terms saturate at max_resp_len tokens: a long text is encoded only until a prefix is
+    clearly past it (10 MB took 9-50 s), with the same terms as the whole text's count; a text
+    shorter than that is counted exactly."""
+    s = Settings(overlong_buffer_len=32, max_resp_len=256, length_penalty=0.1, length_tokenizer=str(tokenizer_dir))
+    long = unit * (300_000 // len(unit))
+    whole = len(tokenizer.encode(long, add_special_tokens=False))
+    counted = response_length(long, None, s)
+    assert counted > s.max_resp_len and whole > s.max_resp_len
+    assert shaping_terms(long, None, s) == {"overlong_penalty": -1.0, "length_penalty": -0.1}
+    short = unit * (200 // len(unit))
+    assert response_length(short, None, s) == len(tokenizer.encode(short, add_special_tokens=False))
+
+
 def test_shaping_terms_keys():
     s = Settings(overlong_buffer_len=4, max_resp_len=16, length_penalty=0.1, repetition_penalty=0.2,
                  length_unit="chars")
