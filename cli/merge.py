@@ -9,6 +9,7 @@ implies (within 2%).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,6 +38,8 @@ def run(args) -> int:
 
     value_model = args.role == "critic"
     if args.check_only:
+        if not Path(args.checkpoint).expanduser().is_dir():
+            raise CommandError(f"{args.checkpoint} is not a folder: --check-only takes a Hugging Face model folder")
         return _report(check_export(args.checkpoint, value_model, args.base_model))
     try:
         checkpoint = find_checkpoint(args.checkpoint, args.step, args.role)
@@ -49,9 +52,7 @@ def run(args) -> int:
         if args.dry_run:
             return 0
         if target.resolve() != checkpoint.hf_dir.resolve():
-            if target.exists() and any(target.iterdir()):
-                raise CommandError(f"{target} exists and is not empty: choose another --target-dir or remove it")
-            shutil.copytree(checkpoint.hf_dir, target, dirs_exist_ok=True)
+            _copy_whole(checkpoint.hf_dir, target)
     else:
         argv = merger_argv(checkpoint, target, python=sys.executable)
         where = "FSDP shards in" if checkpoint.route == "fsdp" else "Megatron shards in"
@@ -67,6 +68,23 @@ def run(args) -> int:
             raise CommandError(f"verl's model merger failed with exit status {status} (its output is above); it needs "
                                f"{needs} installed, as on the training nodes")
     return _report(check_export(target, value_model, args.base_model))
+
+
+def _copy_whole(source: Path, target: Path) -> None:
+    """Copy into a temporary folder beside `target` and rename it into place when complete, so that an
+    interrupted or failed copy leaves no half model that --check-only or a later load could take."""
+    if target.exists() and not target.is_dir():
+        raise CommandError(f"--target-dir {target} is a file: give a folder")
+    if target.is_dir() and any(target.iterdir()):
+        raise CommandError(f"{target} exists and is not empty: choose another --target-dir or remove it")
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copytree(source, staging)
+        os.replace(staging, target)  # onto an empty folder too
+    except OSError as exc:
+        raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _report(check) -> int:

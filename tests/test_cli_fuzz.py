@@ -198,3 +198,19 @@ def test_train_a_broken_preset_file_is_one_line(tmp_path):
     preset.write_text("extends: qwen3-0.6b-grpo\nfoo: [1, 2\n")
     line = one_line_error(rewards("train", preset, "--dry-run"))
     assert line.startswith(f"rewards train: preset {preset} is not valid YAML: ") and line.endswith("(line 3, column 1)")
+
+
+def test_merge_onto_a_file_or_an_unwritable_folder_is_one_line_and_leaves_nothing(tmp_path, capsys):
+    from tests.test_merge import run_dir, tiny
+
+    run = run_dir(tmp_path, tiny("qwen3", tied=False))
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    assert main(["merge", str(run), "--target-dir", str(a_file)]) == 2
+    assert "is a file: give a folder" in capsys.readouterr().err and a_file.read_text() == "keep me"
+    assert main(["merge", str(run), "--target-dir", str(a_file / "hf")]) == 2
+    assert capsys.readouterr().err.startswith(f"rewards merge: cannot write {a_file / 'hf'}: ")
+    assert main(["merge", str(tmp_path / "nope"), "--check-only"]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert main(["merge", str(run), "--target-dir", str(tmp_path / "hf")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hf", "notes.txt", "run"], "no staging folder left"
