@@ -14,6 +14,7 @@ sampling chose a non-canonical split); or, with `length_unit=chars`, the number 
 
 from __future__ import annotations
 
+import re
 import threading
 from numbers import Integral
 from typing import Any, Mapping
@@ -129,7 +130,14 @@ def count_tokens(text: str, tokenizer_path: str, enough: int | None = None) -> i
 
 def _encoded_length(tokenizer: Any, text: str) -> int:
     with _encode_lock:  # a fast tokenizer raises "Already borrowed" when threads share it
-        return len(tokenizer.encode(text, add_special_tokens=False))
+        try:
+            return len(tokenizer.encode(text, add_special_tokens=False))
+        except (TypeError, UnicodeError):  # a lone surrogate is no UTF-8: the tokenizer refuses it
+            valid = _SURROGATE.sub("\ufffd", text)  # counted as the replacement character decode emits
+            return len(tokenizer.encode(valid, add_special_tokens=False))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _encode_lock = threading.Lock()

@@ -142,3 +142,13 @@ def test_repetition_of_a_degenerate_response_is_measured_on_its_tail():
     tail = "one two three four five six " * (MAX_RESPONSE_CHARS // 28)
     text = "fresh words " * 500_000 + tail
     assert repetition_fraction(text, 3) == repetition_fraction(text[-MAX_RESPONSE_CHARS:], 3) > 0.9
+
+
+@pytest.mark.parametrize("unit", list(REPEATED))
+def test_token_length_shaping_judges_degenerate_output_quickly(unit, tokenizer_dir):
+    kwargs = {"max_resp_len": 4096, "overlong_buffer_len": 512, "length_penalty": 0.1,
+              "length_tokenizer": str(tokenizer_dir)}
+    timed("openai/gsm8k", "warm #### 5", "5", **kwargs)  # loads the tokenizer
+    out, took = timed("openai/gsm8k", REPEATED[unit], "5", **kwargs)
+    assert took < BOUND, f"10 MB of {unit!r}: {took:.2f} s"
+    assert (out["overlong_penalty"], out["length_penalty"]) == (-1.0, -0.1)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from rewards.api import compute_score
 from rewards.compose import compose
 from rewards.result import correct, wrong
 from rewards.settings import Settings, SettingsError
@@ -124,6 +125,15 @@ def test_a_megabyte_response_is_counted_only_past_max_resp_len(tokenizer_dir, to
     assert shaping_terms(long, None, s) == {"overlong_penalty": -1.0, "length_penalty": -0.1}
     short = unit * (200 // len(unit))
     assert response_length(short, None, s) == len(tokenizer.encode(short, add_special_tokens=False))
+
+
+def test_lone_surrogates_are_counted_not_raised(tokenizer_dir, tokenizer):
+    """A str may hold lone surrogates (no UTF-8 spelling); the tokenizer refuses them with a
+    TypeError, which escaped as an exception from every entry point."""
+    kwargs = {"overlong_buffer_len": 4, "max_resp_len": 64, "length_tokenizer": str(tokenizer_dir)}
+    s = Settings(**kwargs)
+    assert compute_score("openai/gsm8k", "\ud800 so #### 5\udfff", "5", **kwargs)["verdict"] == "correct"
+    assert response_length("a\ud800b", None, s) == len(tokenizer.encode("a\ufffdb", add_special_tokens=False))
 
 
 def test_shaping_terms_keys():
