@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rewards import compute_score
+from rewards.number_text import VALUE_WORDS
 
 TOKENS = ["\\frac{", "}{", "}", "{", "\\sqrt{", "^", "_", "\\text{", "\\boxed{", "(", ")", "[", "]", "\\{", "\\}",
           "=", ",", ";", "<", ">", "\\le", "\\pi", "e", "i", "x", "\\infty", "-", "+", "*", "**", "/", "!", "'",
@@ -47,3 +48,27 @@ def test_huge_exponents_are_refused_at_once(data_source, response):
     out = compute_score(data_source, response, "5")
     assert out["verdict"] in ("wrong", "unparsable_pred")
     assert time.perf_counter() - start < 2.0  # was 8.5 s; generous for a loaded CI machine
+
+
+VALUE_WORDS_LIST = sorted(VALUE_WORDS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-10**6, max_value=10**6), st.sampled_from(VALUE_WORDS_LIST),
+       st.sampled_from(["\\boxed{%s\\text{ %s}}", "\\boxed{%s \\text{%s}}", "\\boxed{%s (%s)}", "\\boxed{%s\\mathrm{ %s}}",
+                        "The final answer is $%s$ %s."]))
+def test_a_value_changing_word_is_never_a_unit(n, word, shape):
+    """`5\\text{ thousand}`, `5 (wrong)`, `5\\text{ squared}`: the word changes or takes back the value."""
+    assert compute_score("lighteval/MATH", shape % (n, word), str(n))["acc"] == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-10**6, max_value=10**6), st.sampled_from(VALUE_WORDS_LIST))
+def test_gsm8k_value_changing_word_is_not_paid(n, word):
+    assert compute_score("openai/gsm8k", f"#### {n} {word}", str(n))["acc"] == 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["cm", "m", "kg", "apples", "square units", "km/h"]))
+def test_a_unit_is_still_presentation(n, unit):
+    assert compute_score("lighteval/MATH", f"\\boxed{{{n}\\text{{ {unit}}}}}", str(n))["verdict"] == "correct"

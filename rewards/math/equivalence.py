@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
-from ..number_text import parse_number
+from ..number_text import VALUE_WORDS, parse_number
 from .canonical import canonical_equal, canonical_equation
 from .identity import identical
 from .numeric import numerically_different
@@ -38,6 +38,8 @@ _CHOICE = re.compile(r"\(?([A-E])\)?")
 _CHOICE_PREFIX = re.compile(r"\(([A-E])\)")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
 _LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+_BARE_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
+_COMMAND_ARGUMENT = re.compile(r"\\(?:begin|end|operatorname)\s*\{[^{}]*\}")  # names, not words
 
 
 SETTLED_BY = ("string", "rational", "canonical", "numeric", "sympy")
@@ -120,7 +122,7 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
         return bool(mine) and mine.group(1) == choice.group(1)
     if _WORDS.fullmatch(pred) and _WORDS.fullmatch(gold) and len(gold) >= 3 and _plain(pred) == _plain(gold):
         return True  # `Odd` answers `odd`; single letters stay case-sensitive variables
-    if is_words(gold) or is_words(pred):
+    if is_words(gold) or is_words(pred) or has_word(gold) or has_word(pred):
         return _plain(pred) == _plain(gold)
     gold_sides = split_top(gold, "=")
     pred_sides = split_top(pred, "=")
@@ -234,6 +236,13 @@ def is_words(text: str) -> bool:
     read `east` as e*a*s*t and call it equal to `seat`.
     """
     return bool(_WORDS.fullmatch(text)) and bool(_LONG_WORD.search(text))
+
+
+def has_word(text: str) -> bool:
+    """A value-changing word (`or`, `not`, `thousand`) as a bare run of letters inside an answer:
+    such an answer compares as text, never as algebra, because read as a product of variables
+    `0\\text{ thousand}` and `0 (wrong)` equal 0."""
+    return any(w.lower() in VALUE_WORDS for w in _BARE_WORD.findall(_COMMAND_ARGUMENT.sub(" ", text)))
 
 
 def _plain(text: str) -> str:

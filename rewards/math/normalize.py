@@ -35,7 +35,7 @@ _TEXT_VARIANTS = re.compile(r"\\(?:textbf|textit|textrm|textup|textsf|textnormal
 _TEXT_OPEN = re.compile(r"\\text\s*\{")
 # `and`/`or` between inequalities are intersection and union, not a list: the words stay (unread).
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?(?![a-zA-Z])|\\[lg]eqslant")
-_CONNECTIVE = re.compile(r"\\text\{\s*(?:and|or|,)\s*\}|(?<=[\s}\d)\]])(?:and|or)(?=[\s\\\d(\[-])")
+_CONNECTIVE = re.compile(r"(?<=\S)\s*\\text\{\s*(?:and|or|,)\s*\}(?=\s*[^\s,.;])|(?<=[\s}\d)\]])(?:and|or)(?=[\s\\\d(\[-])")
 # A trailing unit in `\text{}` (`5\text{ cm}^2`, `12 \text{ square units}`): the value is what precedes it.
 # Compound units (`\text{ m}/\text{s}`, `\text{ km/h}`) and units broken over lines count too.
 _UNIT_TEXT = r"\\text\{\s*[A-Za-z][A-Za-z .\s/]*\}(?:\^\{?[23]\}?)?"

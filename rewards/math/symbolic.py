@@ -24,7 +24,7 @@ from sympy.core.relational import Relational
 
 from ..number_text import approximation_digits, parse_number
 from ..result import Verdict
-from .equivalence import compare, fast_value_eq
+from .equivalence import compare, fast_value_eq, has_word
 from .structure import parse
 
 CORRECT, WRONG = Verdict.CORRECT, Verdict.WRONG
@@ -125,8 +125,8 @@ def to_sympy(latex: str) -> Any:
     number = parse_number(latex) if ("e" in latex or "E" in latex) else None
     if number is not None:  # e-notation: `3.3e-06` is a number, not 3.3e - 6
         return sympy.Rational(number.numerator, number.denominator)
-    if _PARSER_DROPS.search(latex):
-        return _FAILED  # what the parser would silently drop or misread (see _PARSER_DROPS)
+    if _PARSER_DROPS.search(latex) or has_word(latex):
+        return _FAILED  # what the parser would drop or misread (see _PARSER_DROPS), or words read as products
     text = _DECIMAL.sub(lambda m: f"(\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}})", latex)
     try:
         expr = latex2sympy(text, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
