@@ -7,6 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -127,3 +128,52 @@ def test_compute_score_returns_a_verdict_for_any_gold(gold):
         out = compute_score(source, "#### 1 \\boxed{1}", gold)
         assert out["verdict"] in ("correct", "wrong", "unparsable_gold", "no_answer", "unparsable_pred",
                                   "timeout", "error")
+
+
+@pytest.mark.verl
+@pytest.mark.parametrize("column, golds, answers", [
+    (pa.int64(), [5, 7, 10**17], ["5", "7", "100000000000000000"]),
+    (pa.float64(), [5.0, 0.5, 1e20], ["5", "0.5", "100000000000000000000"]),
+    (pa.float64(), [5, 0.5, 3.3e-06], ["5", "\\frac{1}{2}", "0.0000033"]),  # ints among floats: arrow says double
+])
+def test_numeric_golds_from_parquet_through_verls_dataset(tmp_path, tokenizer, column, golds, answers):
+    """The gold as verl hands it over: a parquet column read by verl 0.9.1's RLHFDataset and its
+    collate_fn (what the reward loop's `non_tensor_batch["reward_model"]` holds), then scored
+    through each entry point."""
+    import asyncio
+
+    import pyarrow.parquet as pq
+    from omegaconf import OmegaConf
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    n = len(golds)
+    table = pa.table({
+        "data_source": ["lighteval/MATH"] * n, "prompt": [[{"role": "user", "content": "q"}]] * n,
+        "reward_model": pa.StructArray.from_arrays([pa.array(["rule"] * n), pa.array(golds, column)],
+                                                   ["style", "ground_truth"]),
+        "extra_info": [{"index": i} for i in range(n)]})
+    pq.write_table(table, tmp_path / "rows.parquet")
+    dataset = RLHFDataset(str(tmp_path / "rows.parquet"), tokenizer,
+                          OmegaConf.create({"max_prompt_length": 512, "cache_dir": str(tmp_path / "cache")}))
+    handed = [row["ground_truth"] for row in collate_fn([dataset[i] for i in range(n)])["reward_model"]]
+    responses = [f"\\boxed{{{a}}}" for a in answers]
+    assert [rv.compute_score("lighteval/MATH", r, g)["verdict"] for r, g in zip(responses, handed)] == ["correct"] * n
+    assert [asyncio.run(rv.compute_score_async("lighteval/MATH", r, g))["verdict"]
+            for r, g in zip(responses, handed)] == ["correct"] * n
+    batch = rv.compute_score_batch(data_sources=["lighteval/MATH"] * n, solution_strs=responses, ground_truths=handed)
+    assert [out["verdict"] for out in batch] == ["correct"] * n
+    gsm8k = [f"#### {a}" for a in answers if "frac" not in a]
+    assert all(rv.compute_score("openai/gsm8k", r, g)["verdict"] == "correct"
+               for r, g in zip(gsm8k, [g for g, a in zip(handed, answers) if "frac" not in a]))
+
+
+@pytest.mark.parametrize("gold", [None, "", [5], ["5"], {"answer": 5}, np.array([5]), b"5", object()])
+def test_golds_that_name_no_answer_are_a_verdict_at_every_entry_point(gold):
+    import asyncio
+
+    for source in ("lighteval/MATH", "math_dapo", "openai/gsm8k"):
+        response = "\\boxed{5} #### 5"
+        outs = [rv.compute_score(source, response, gold), asyncio.run(rv.compute_score_async(source, response, gold)),
+                rv.compute_score_batch(data_sources=[source], solution_strs=[response], ground_truths=[gold])[0],
+                score_batch([Sample(source, response, gold)])[0].to_dict()]
+        assert [out["verdict"] for out in outs] == ["unparsable_gold"] * 4
