@@ -68,6 +68,11 @@ def run(args) -> int:
     from .launch.presets import PresetError, list_presets, load_preset
 
     if args.list:
+        if args.json:
+            print(json.dumps([{"name": p.name, "strategy": p.strategy, "nnodes": p.nnodes,
+                               "gpus_per_node": p.n_gpus_per_node, "gpu_memory_gb": p.gpu_memory_gb,
+                               "model": p.model, "description": p.description} for p in list_presets()], indent=2))
+            return 0
         for preset in list_presets():
             print(f"{preset.name:<36} {preset.strategy:<9} {preset.nnodes}x{preset.n_gpus_per_node} GPUs  "
                   f"{preset.description}")

@@ -214,3 +214,9 @@ def test_merge_onto_a_file_or_an_unwritable_folder_is_one_line_and_leaves_nothin
     assert "is not a folder" in capsys.readouterr().err
     assert main(["merge", str(run), "--target-dir", str(tmp_path / "hf")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hf", "notes.txt", "run"], "no staging folder left"
+
+
+def test_train_list_json_is_json(capsys):
+    assert main(["train", "--list", "--json"]) == 0
+    presets = {p["name"]: p for p in json.loads(capsys.readouterr().out)}
+    assert presets["qwen2.5-0.5b-ppo-gsm8k"]["strategy"] == "fsdp"
