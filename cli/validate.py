@@ -36,6 +36,8 @@ def expand(paths: list[str]) -> list[str]:
     """Files as given; a folder stands for its train.parquet and test.parquet."""
     out = []
     for path in paths:
+        if not path.strip():  # Path("") is the current folder
+            raise CommandError("an input file name is empty")
         p = Path(path)
         if p.is_dir():
             found = [str(p / name) for name in ("train.parquet", "test.parquet") if (p / name).exists()]

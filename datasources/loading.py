@@ -32,6 +32,8 @@ def load_splits(source: str, config: str | None = None) -> Any:
     """A `datasets.DatasetDict` of every split the source has."""
     import datasets
 
+    if not source.strip():  # Path("") is the current folder
+        raise SourceError("the source is empty: give a hub id, or a local file or folder")
     path = Path(source).expanduser()
     if path.is_file():
         builder = FILE_BUILDERS.get(_suffix(path))

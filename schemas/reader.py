@@ -81,6 +81,8 @@ def read_rows(path: str | Path, *, stdin: IO[bytes] | None = None) -> Iterator[I
     if str(path) == "-":
         stream = _text_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
         return _stream_rows(stream, "<stdin>", None)
+    if not str(path).strip():  # Path("") is the current folder: say what was given instead
+        raise UnreadableFile("the input file name is empty")
     path = Path(path)
     if path.is_dir():
         return _folder_rows(path, _step_files(path))

@@ -220,3 +220,10 @@ def test_train_list_json_is_json(capsys):
     assert main(["train", "--list", "--json"]) == 0
     presets = {p["name"]: p for p in json.loads(capsys.readouterr().out)}
     assert presets["qwen2.5-0.5b-ppo-gsm8k"]["strategy"] == "fsdp"
+
+
+@pytest.mark.parametrize("command", ["score", "report", "probe", "validate", "prepare"])
+def test_an_empty_input_name_is_named_as_such(command, tmp_path):
+    extra = ["-o", tmp_path / "out"] if command == "prepare" else []
+    line = one_line_error(rewards(command, "", *extra, "-q"))
+    assert "empty" in line and "folder without" not in line
