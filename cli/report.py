@@ -202,6 +202,9 @@ def _length_counter(args) -> tuple[Callable[[Any, Any], int | None], str]:
     if args.length_tokenizer:
         from rewards.shaping import count_tokens
 
+        from .settings_flags import load_length_tokenizer
+
+        load_length_tokenizer(args.length_tokenizer)
         return (lambda response, extra: count_tokens(response, args.length_tokenizer)), "tokens"
     if args.max_resp_len and args.length_unit != "chars":
         raise CommandError("--max-resp-len is in tokens: pass --length-tokenizer (the policy's tokenizer) to "

@@ -44,5 +44,22 @@ def add_settings_flags(parser) -> None:
 
 
 def settings_from(args) -> dict[str, Any]:
-    """The settings given on the command line, as compute_score keyword arguments."""
-    return {name: getattr(args, name, None) for name, _ in _flags()}
+    """The settings given on the command line, as compute_score keyword arguments; a
+    --length-tokenizer is loaded here, so that a bad path is one line before any row is scored."""
+    settings = {name: getattr(args, name, None) for name, _ in _flags()}
+    if settings["length_tokenizer"]:
+        load_length_tokenizer(settings["length_tokenizer"])
+    return settings
+
+
+def load_length_tokenizer(path: str) -> None:
+    """Load (and keep, for the scorers) the tokenizer that counts response tokens, in this thread:
+    a path that cannot be loaded is a usage error, not an exception in the middle of scoring."""
+    from rewards.tokenizer import TokenizerError, cached_tokenizer
+
+    from .errors import CommandError
+
+    try:
+        cached_tokenizer(path)
+    except TokenizerError as exc:
+        raise CommandError(f"--length-tokenizer: {exc}") from None

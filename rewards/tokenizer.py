@@ -34,7 +34,13 @@ def cached_tokenizer(path: str) -> Any:
 
 
 def _load(path: str) -> Any:
-    from transformers import AutoTokenizer  # heavy: only when a tokenizer is asked for
+    try:
+        from transformers import AutoTokenizer  # heavy: only when a tokenizer is asked for
+    except ModuleNotFoundError as exc:  # the core install has no transformers (it comes with verl)
+        if exc.name != "transformers":
+            raise
+        raise TokenizerError(f"cannot load a tokenizer from {path!r}: counting tokens needs transformers "
+                             "(pip install transformers, or the `verl` extra)") from None
 
     if path.startswith((".", "/", "~")) and not Path(path).expanduser().is_dir():
         raise TokenizerError(f"cannot load a tokenizer from {path!r}: no such folder")

@@ -227,3 +227,14 @@ def test_an_empty_input_name_is_named_as_such(command, tmp_path):
     extra = ["-o", tmp_path / "out"] if command == "prepare" else []
     line = one_line_error(rewards(command, "", *extra, "-q"))
     assert "empty" in line and "folder without" not in line
+
+
+@pytest.mark.parametrize("command", ["score", "report", "probe"])
+def test_a_length_tokenizer_that_cannot_load_is_one_line_before_any_row(command, tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"data_source": "openai/gsm8k", "response": "#### 3", "ground_truth": "3"}) + "\n")
+    (tmp_path / "empty_folder").mkdir()
+    source = ["--data-source", "openai/gsm8k", "--attacks", "control"] if command == "probe" else [rows]
+    line = one_line_error(rewards(command, *source, "--max-resp-len", "100", "--overlong-buffer-len", "10",
+                                  "--length-tokenizer", tmp_path / "empty_folder", "-q"))
+    assert line.startswith(f"rewards {command}: --length-tokenizer: cannot load a tokenizer from ")
