@@ -1,11 +1,12 @@
 """Numeric identity testing at high precision: equal values without sympy, near misses kept wrong.
 
 Both answers are read into the tree the float disproof uses (`numeric.read`) and evaluated with
-mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, three
-rounds of complex points whose arguments lie in the first, second and third quadrant (so `x`
-against `\\sqrt{x^2}` and `\\sqrt{x}\\sqrt{y}` against `\\sqrt{xy}` differ, as they do for sympy, which
-assumes no signs), and a fourth of modulus 3 to 6 with alternating arguments (so `\\ln(e^x)` against
-`x` and `(x^a)^b` against `x^{ab}` differ too). At each point:
+mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, five
+rounds of complex points near the unit circle whose arguments start in the first, second, third
+and fourth quadrant (so `x` against `\\sqrt{x^2}`, `x^3` against `\\sqrt{x^6}` and `\\sqrt{x}\\sqrt{y}`
+against `\\sqrt{xy}` differ, as they do for sympy, which assumes no signs), and a last round of
+modulus 3 to 6 with alternating arguments (so `\\ln(e^x)` against `x` and `(x^a)^b` against `x^{ab}`
+differ too). At each point:
 
 - equal when the difference, relative to max(1, |a|, |b|), vanishes at 50 and at 120 digits
   (below 10^-35 and 10^-105) and every intermediate value is zero or within 10^-20..10^20, so a
@@ -49,7 +50,9 @@ def _points() -> tuple:
     arguments lie in the first, second and third quadrant by round, so principal branches are
     exercised (`\\sqrt{x}\\sqrt{y}` is not `\\sqrt{xy}` once both arguments pass pi/2)."""
     rounds = []
-    for base_angle, step in ((0.52, 0.131), (2.29, 0.117), (-2.41, -0.123)):
+    # Two more rounds at other angles: one variable's few arguments can all land where a power's
+    # branch agrees (`\\sqrt{x^6}` and `x^3` agreed at all four angles 0.52, 2.29, -2.41, 1.7).
+    for base_angle, step in ((0.52, 0.131), (2.29, 0.117), (-2.41, -0.123), (1.03, 0.137), (-0.61, 0.109)):
         row = []
         for k in range(12):
             z = cmath.rect(0.83 + 0.047 * k, base_angle + step * k)
