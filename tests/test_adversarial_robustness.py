@@ -72,3 +72,23 @@ def test_gsm8k_value_changing_word_is_not_paid(n, word):
 @given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["cm", "m", "kg", "apples", "square units", "km/h"]))
 def test_a_unit_is_still_presentation(n, unit):
     assert compute_score("lighteval/MATH", f"\\boxed{{{n}\\text{{ {unit}}}}}", str(n))["verdict"] == "correct"
+
+
+def test_every_power_leaves_the_right_half_plane_at_some_point():
+    """Numeric identity's points: a root of a power agrees with the power only where the power's
+    argument stays near 0, so every power up to POWER_COVERAGE of every variable must leave it."""
+    import cmath
+    import math
+
+    from rewards.math.identity import _POINTS, POWER_COVERAGE
+    for var in range(len(_POINTS[0])):
+        angles = [cmath.phase(complex(float(re), float(im))) for re, im in (row[var] for row in _POINTS)]
+        for k in range(1, POWER_COVERAGE + 1):
+            assert any(math.cos(k * a) < -0.2 for a in angles), (var, k)
+
+
+@pytest.mark.parametrize("k", range(1, 31))
+def test_a_root_of_a_power_is_not_the_power(k):
+    """`x^{11}` against `\\sqrt{x^{22}}` was paid: the four angles then used all kept x^11 right of the axis."""
+    assert compute_score("lighteval/MATH", f"\\boxed{{x^{{{k}}}}}", f"\\sqrt{{x^{{{2 * k}}}}}")["acc"] == 0.0
+    assert compute_score("lighteval/MATH", f"\\boxed{{x^{{{k}}}}}", f"(x^{{{3 * k}}})^{{1/3}}")["acc"] == 0.0

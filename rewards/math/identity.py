@@ -1,12 +1,12 @@
 """Numeric identity testing at high precision: equal values without sympy, near misses kept wrong.
 
 Both answers are read into the tree the float disproof uses (`numeric.read`) and evaluated with
-mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, five
-rounds of complex points near the unit circle whose arguments start in the first, second, third
-and fourth quadrant (so `x` against `\\sqrt{x^2}`, `x^3` against `\\sqrt{x^6}` and `\\sqrt{x}\\sqrt{y}`
-against `\\sqrt{xy}` differ, as they do for sympy, which assumes no signs), and a last round of
-modulus 3 to 6 with alternating arguments (so `\\ln(e^x)` against `x` and `(x^a)^b` against `x^{ab}`
-differ too). At each point:
+mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, seven
+rounds of complex points near the unit circle whose arguments start in all four quadrants (so
+`x` against `\\sqrt{x^2}`, `x^3` against `\\sqrt{x^6}` and `\\sqrt{x}\\sqrt{y}` against `\\sqrt{xy}`
+differ, as they do for sympy, which assumes no signs), and a last round of modulus 3 to 6 with
+alternating arguments (so `\\ln(e^x)` against `x` and `(x^a)^b` against `x^{ab}` differ too). At
+each point:
 
 - equal when the difference, relative to max(1, |a|, |b|), vanishes at 50 and at 120 digits
   (below 10^-35 and 10^-105) and every intermediate value is zero or within 10^-20..10^20, so a
@@ -42,6 +42,7 @@ MAX_TOKENS = 80
 MAX_LITERAL_BITS = 133       # 40 decimal digits
 MAX_MAGNITUDE = 20
 MAX_EXPONENT = 1000
+POWER_COVERAGE = 60          # every power up to this leaves the right half-plane at some point
 
 
 def _points() -> tuple:
@@ -50,9 +51,11 @@ def _points() -> tuple:
     arguments lie in the first, second and third quadrant by round, so principal branches are
     exercised (`\\sqrt{x}\\sqrt{y}` is not `\\sqrt{xy}` once both arguments pass pi/2)."""
     rounds = []
-    # Two more rounds at other angles: one variable's few arguments can all land where a power's
-    # branch agrees (`\\sqrt{x^6}` and `x^3` agreed at all four angles 0.52, 2.29, -2.41, 1.7).
-    for base_angle, step in ((0.52, 0.131), (2.29, 0.117), (-2.41, -0.123), (1.03, 0.137), (-0.61, 0.109)):
+    # Four more rounds at other angles, chosen so that for every variable and every power k up to
+    # POWER_COVERAGE some point puts x^k in the left half-plane (cos(k arg x) < -0.2): a root of a
+    # power (`\\sqrt{x^{22}}` against `x^{11}`, `\\sqrt{x^6}` against `x^3`) cannot agree by chance.
+    for base_angle, step in ((0.52, 0.131), (2.29, 0.117), (-2.41, -0.123), (1.03, 0.137), (-0.61, 0.109),
+                             (-0.47, -0.126), (-0.21, -0.134)):
         row = []
         for k in range(12):
             z = cmath.rect(0.83 + 0.047 * k, base_angle + step * k)
