@@ -102,7 +102,7 @@ def print_report(report, out) -> None:
     stats = report.stats
     sources = ", ".join(f"{name} ({n})" for name, n in stats.get("data_sources", {}).items()) or "none"
     print(f"{report.file}: {stats.get('rows', 0)} rows; data_sources: {sources}", file=out)
-    if "gold" in stats:
+    if stats.get("gold"):  # empty when no row had a gold to check
         print("  gold self-check: " + ", ".join(f"{n} {v}" for v, n in sorted(stats["gold"].items())), file=out)
     tokens = stats.get("prompt_tokens")
     if tokens:

@@ -238,3 +238,14 @@ def test_a_length_tokenizer_that_cannot_load_is_one_line_before_any_row(command,
     line = one_line_error(rewards(command, *source, "--max-resp-len", "100", "--overlong-buffer-len", "10",
                                   "--length-tokenizer", tmp_path / "empty_folder", "-q"))
     assert line.startswith(f"rewards {command}: --length-tokenizer: cannot load a tokenizer from ")
+
+
+def test_validate_prints_no_empty_gold_line_when_no_gold_could_be_checked(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "wrong_shapes.parquet"
+    pq.write_table(pa.table({"data_source": ["openai/gsm8k"], "prompt": [5], "reward_model": ["abc"]}), path)
+    assert main(["validate", str(path), "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "gold self-check" not in out and "reward_model: must be a mapping" in out
