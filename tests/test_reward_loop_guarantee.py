@@ -26,6 +26,9 @@ MARGIN = 0.5
 
 @pytest.fixture(scope="module", autouse=True)
 def default_pool():
+    from rewards.registry import list_scorers
+
+    list_scorers()  # the MATH scorer declares its preload, so the zygote forks workers with sympy loaded
     engine.configure(workers=2, max_workers=None, memory_mb=1024, inline=False)
     engine.warm_up()
     yield

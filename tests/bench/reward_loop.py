@@ -64,12 +64,24 @@ def _summary(name: str, verdicts: list[str], times: list[float], expected: list[
     }
 
 
+def _start_pool() -> None:
+    """Start the pool as rewards.verl's first call does: the scorers register first, declaring what
+    workers preload (sympy), so the zygote forks ready workers. A bare `engine.warm_up()` before
+    any scorer is loaded starts a zygote without sympy; every worker the pool then grows by imports
+    it inside a deadline (2-3 s), and sound samples queued behind held ones reached `timeout`."""
+    from rewards import engine
+    from rewards.registry import list_scorers
+
+    list_scorers()
+    engine.warm_up()
+
+
 def measure_threads() -> dict:
     import rewards.verl as rv
     from rewards import engine
     from tests.helpers.mix import mix
 
-    engine.warm_up()
+    _start_pool()
     rows = mix()
     _forget()
 
@@ -91,7 +103,7 @@ def measure_async() -> dict:
     from rewards import engine
     from tests.helpers.mix import mix
 
-    engine.warm_up()
+    _start_pool()
     rows = (mix() * 2)[:240]
     _forget()
 
@@ -152,7 +164,7 @@ def measure_verl_loop(name: str, held: bool = False) -> dict:
             f"reward.custom_reward_function.name={name}",
             f"actor_rollout_ref.model.path={tok_dir}"])
     rows, bad = loop_rows(held=held)
-    engine.warm_up()
+    _start_pool()
     from transformers import AutoTokenizer
 
     data = make_batch(AutoTokenizer.from_pretrained(str(tok_dir)), rows)
