@@ -9,7 +9,7 @@ So the scoring entry turns each into the exact decimal it stands for before any 
 |---|---|
 | `str`, `np.str_` | unchanged |
 | `int`, `np.int64`, 0-d integer array | its decimal digits, at any length |
-| `float`, `np.float64` | the shortest decimal that round-trips, without exponent: `1e20` -> `100000000000000000000`, `3.3e-06` -> `0.0000033`, `5.0` -> `5` |
+| `float`, `np.float64`, `np.float32` | the shortest decimal that round-trips at its own precision, without exponent: `1e20` -> `100000000000000000000`, `3.3e-06` -> `0.0000033`, `5.0` -> `5` |
 | `Decimal` | its exact value without exponent |
 | `Fraction` | `p/q` (`p` when q = 1) |
 | `bool`, `np.bool_` | refused: `True` is no answer, and 1/0 would pay silently |
@@ -61,6 +61,11 @@ def canonical_gold(value: Any) -> Any:
 def _unwrap_numpy(value: Any) -> Any:
     """A numpy scalar or 0-d array as the Python scalar it holds; anything else unchanged."""
     if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        dtype = getattr(value, "dtype", None)
+        if getattr(dtype, "kind", "") == "f" and dtype.itemsize < 8:
+            # float32/float16: the shortest decimal at the gold's own precision; widening to a
+            # Python float first would spell np.float32(0.1) as 0.10000000149011612.
+            return Decimal(str(value))
         try:
             return value.item()
         except (AttributeError, ValueError, TypeError):

@@ -25,6 +25,7 @@ SOURCES = ["lighteval/MATH", "openai/gsm8k"]
     (np.int64(5), "5"), (np.float64(5.0), "5"), (Fraction(1, 2), "0.5"), (1e20, "100000000000000000000"),
     (7, "7"), (3.3e-06, "0.0000033"), (Decimal("2.50"), "2.5"), (np.array(12), "12"),
     (np.str_("42"), "42"), (np.int32(-3), "-3"), (np.float32(0.5), "0.5"), (np.uint8(200), "200"),
+    (np.float32(0.1), "0.1"), (np.float16(2.5), "2.5"), (np.array(0.3, dtype=np.float32), "0.3"),
     (Fraction(-7, 4), "-1.75"), (Decimal("1E+3"), "1000"), (-0.0, "0"),
 ])
 def test_numeric_golds_match_by_value(source, gold, answer):
@@ -35,7 +36,7 @@ def test_numeric_golds_match_by_value(source, gold, answer):
 
 @pytest.mark.parametrize("value, text", [
     (1e20, "100000000000000000000"), (3.3e-06, "0.0000033"), (5.0, "5"), (np.float64(0.1), "0.1"),
-    (Decimal("1.500"), "1.5"), (Fraction(3, 1), "3"), (np.array(2.5), "2.5"), (np.int64(-9), "-9"),
+    (np.float32(0.1), "0.1"), (np.float32(1e20), "100000000000000000000"), (Decimal("1.500"), "1.5"), (Fraction(3, 1), "3"), (np.array(2.5), "2.5"), (np.int64(-9), "-9"),
     ("  x+1 ", "  x+1 "), (None, None),
 ])
 def test_canonical_spellings(value, text):
@@ -55,7 +56,7 @@ def test_a_5000_digit_integer_gold_is_a_verdict_everywhere():
 
 
 @pytest.mark.parametrize("gold", [True, False, np.bool_(True), float("nan"), float("inf"),
-                                  Decimal("NaN"), Decimal("-Infinity"), np.float64("nan"),
+                                  Decimal("NaN"), Decimal("-Infinity"), np.float64("nan"), np.float32("inf"),
                                   Decimal("1e999999999"), 10 ** (MAX_GOLD_CHARS + 5)],
                          ids=lambda g: type(g).__name__)
 def test_unusable_golds_are_refused_clearly(gold, caplog):
