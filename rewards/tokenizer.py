@@ -6,6 +6,7 @@ Loading failures become one-sentence `TokenizerError`s that name the path.
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,20 @@ def load_tokenizer(path_or_tokenizer: Any, *, chat_template: bool = False) -> An
     return tok
 
 
-@lru_cache(maxsize=4)
+_loading = threading.Lock()
+
+
 def cached_tokenizer(path: str) -> Any:
-    """`load_tokenizer(path)`, loaded once per process (shaping asks for it on every sample)."""
+    """`load_tokenizer(path)`, loaded once per process (shaping asks for it on every sample).
+
+    Under a lock: verl's reward threads all ask at once on the first batch, and `lru_cache` would
+    let each of them import transformers and load the files concurrently (a lazy-import race)."""
+    with _loading:
+        return _cached(path)
+
+
+@lru_cache(maxsize=4)
+def _cached(path: str) -> Any:
     return _load(path)
 
 
