@@ -219,12 +219,9 @@ def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstima
     for label, variant in tries:
         if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
             return label
-    if current.peak.name == "rollout":
-        spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
-        util = math.floor(spare / gpu_gib * 20) / 20
-        if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
-            return (f"lower actor_rollout_ref.rollout.gpu_memory_utilization to {util:.2f} "
-                    f"(a smaller KV cache: fewer sequences generated at once)")
+    hint = _rollout_hint(current, gpu_gib, "actor_rollout_ref")
+    if hint:
+        return hint
     for tp in (plan.actor.tp * 2, plan.actor.tp * 4):
         if plan.world % (tp * plan.actor.pp * plan.actor.cp) == 0 and shape.heads % tp == 0 and shape.kv_heads % tp == 0:
             variant = _variant(plan, tp=tp, optimizer_offload=True, dp=plan.world // (tp * plan.actor.pp * plan.actor.cp))
@@ -234,6 +231,19 @@ def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstima
 
 
 # --- FSDP --------------------------------------------------------------------------------------------
+
+
+def _rollout_hint(current: MemoryEstimate, gpu_gib: float, key: str) -> str | None:
+    """When the rollout phase is the peak: a smaller vLLM/SGLang memory share, if one still holds
+    the rollout weights comfortably (both engines' suggesters ask this first)."""
+    if current.peak.name != "rollout":
+        return None
+    spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
+    util = math.floor(spare / gpu_gib * 20) / 20
+    if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
+        return (f"lower {key}.rollout.gpu_memory_utilization to {util:.2f} "
+                f"(a smaller KV cache: fewer sequences generated at once)")
+    return None
 
 def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool, logits: bool) -> float:
     """Activation memory of one micro-batch's forward and backward on one GPU (measured form)."""
@@ -323,10 +333,7 @@ def _suggest_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
     for label, variant in tries:
         if estimate_fsdp(variant, shape, gpu_gib, critic_shape, suggest=False).fits:
             return label
-    if current.peak.name == "rollout":
-        spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
-        util = math.floor(spare / gpu_gib * 20) / 20
-        if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
-            return (f"lower {key}.rollout.gpu_memory_utilization to {util:.2f} "
-                    f"(a smaller KV cache: fewer sequences generated at once)")
+    hint = _rollout_hint(current, gpu_gib, key)
+    if hint:
+        return hint
     return "use more GPUs (FSDP shards the states over all of them) or GPUs with more memory"
