@@ -155,18 +155,25 @@ def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape
         if parts:
             phases.append(Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB}))
 
-    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
-    kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
-    kv_free = max(budget - rollout_weights, 0) * GIB
-    kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
-    result = MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
-                            rollout_budget_gib=budget, kv_sequences=kv_sequences)
+    result = _estimate(plan, shape, gpu_gib, phases, budget)
     if suggest:
         result.offload_note = _offload_note(plan, shape, gpu_gib, critic_shape, distributed_optimizer, result)
         if not result.fits:
             result.suggestion = _suggest(plan, shape, gpu_gib, critic_shape, distributed_optimizer, result)
     return result
 
+
+
+def _estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, phases: list[Phase],
+              budget: float) -> MemoryEstimate:
+    """The phases with what the rollout engine does with its share (weights, then KV cache for
+    whole sequences): the same for both engines."""
+    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
+    kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
+    kv_free = max(budget - rollout_weights, 0) * GIB
+    kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
+    return MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
+                          rollout_budget_gib=budget, kv_sequences=kv_sequences)
 
 def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:
     actor_changes = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(Layout)}}
@@ -301,12 +308,7 @@ def estimate_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
     phases_parts.append(("rollout", {**resident, "rollout engine (gpu_memory_utilization)": budget}))
     phases = [Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB})
               for name, parts in phases_parts]
-    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
-    kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
-    kv_free = max(budget - rollout_weights, 0) * GIB
-    kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
-    result = MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
-                            rollout_budget_gib=budget, kv_sequences=kv_sequences)
+    result = _estimate(plan, shape, gpu_gib, phases, budget)
     if suggest and not result.fits:
         result.suggestion = _suggest_fsdp(plan, shape, gpu_gib, critic_shape, result)
     return result
