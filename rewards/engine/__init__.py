@@ -195,7 +195,12 @@ def _call_inline(fn: Callable[..., Any], args: tuple) -> Any:
 
 def warm_up() -> None:
     """Start the pool now and wait until every worker is ready (e.g. when a reward worker starts),
-    so the first calls do not wait for start-up. A no-op in inline mode."""
+    so the first calls do not wait for start-up. A no-op in inline mode.
+
+    Call it after the scorers you use are registered (`rewards.registry.get_scorer(name)` loads the
+    built-ins): workers preload what the registered scorers `require`, and a pool started before
+    that imports those modules later, inside the first calls' deadlines. `rewards.verl` does this
+    in that order by itself."""
     if not get_config().inline:
         _get_pool()
 
