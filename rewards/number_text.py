@@ -16,9 +16,9 @@ _INT = rf"(?:[1-9]\d{{0,2}}(?:{_SEP}\d{{3}})+(?!\d)|\d+)"  # `0,111` is no thous
 _SIGN = r"[-+\u2212]?"
 # e-notation (`3.3365e-06`, `1e-10`): a decimal mantissa, or an exponent of two digits or more, so
 # that `2e-1` (two e minus one, in a MATH answer) is not read as 0.2.
-_EXPONENT = r"(?:(?:\d+\.\d+|\.\d+)[eE][-+]?\d+|\d+[eE][-+]?\d{2,})"
+E_NOTATION = r"(?:(?:\d+\.\d+|\.\d+)[eE][-+]?\d+|\d+[eE][-+]?\d{2,})"
 # A number token: e-notation, or a signed integer with optional separators, decimal part or integer fraction.
-NUMBER = rf"{_SIGN}(?:{_EXPONENT}|{_INT}(?:\.\d+)?(?:/\d+)?|\.\d+)"
+NUMBER = rf"{_SIGN}(?:{E_NOTATION}|{_INT}(?:\.\d+)?(?:/\d+)?|\.\d+)"
 NUMBER_RE = re.compile(rf"(?<![\w.]){NUMBER}(?![\w])")
 
 _FULL = re.compile(rf"\s*{NUMBER}\s*")

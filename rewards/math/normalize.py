@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from ..number_text import VALUE_WORDS, format_number
+from ..number_text import E_NOTATION, VALUE_WORDS, format_number, number_value
 from .extract import matching_brace
 
 _UNICODE = {
@@ -75,7 +75,7 @@ _LIST_COMMA = re.compile(r"(?<=\d),\s+(?=[-+]?\d)")
 _LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
 _PROSE_THEN_MATH = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
 # e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
-_E_NUMBER = re.compile(r"(?<![\w.\\])(?:\d+\.\d+|\.\d+)[eE][-+]?\d{1,3}(?![\w.])|(?<![\w.\\])\d+[eE][-+]?\d{2,3}(?![\w.])")
+_E_NUMBER = re.compile(rf"(?<![\w.\\]){E_NOTATION}(?![\w.])")
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 # `x_1` is `x_{1}`: one spelling of a one-character subscript.
@@ -132,7 +132,7 @@ def normalize(answer: str) -> str:
         s = next(g for g in spoken.groups() if g is not None).strip()
     s = plain_math(s)
     if "e" in s or "E" in s:
-        s = _E_NUMBER.sub(lambda m: format_number(Fraction(m.group(0))), s)
+        s = _E_NUMBER.sub(_written_out, s)
     listed = bool(_LIST_COMMA.search(s))
     s = _DELIMITERS.sub(" ", s)
     s = _SIZING.sub("", s)
@@ -287,3 +287,9 @@ def _brace_short_args(m: re.Match) -> str:
     """`\\frac12` -> `\\frac{1}{2}`, `\\sqrt3` -> `\\sqrt{3}`, `\\frac1{2}` -> `\\frac{1}{2}`."""
     command, first = m.group(1), m.group(2)
     return f"\\{command}{{{first}}}"
+
+
+def _written_out(match: re.Match) -> str:
+    """An e-notation number as its exact decimal; one beyond number_text's exponent bound stays as written."""
+    value = number_value(match.group(0))
+    return match.group(0) if value is None else format_number(value)
