@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 from .compose import compose
 from .gold import UnusableGold, canonical_gold, refusal_logged
 from .registry import ScorerEntry, get_scorer
-from .result import Result, Verdict, failed
+from .result import Result, Verdict, failed, from_reward
 from .settings import Settings, make_settings
 
 log = logging.getLogger("rewards")
@@ -143,10 +143,23 @@ def _run_scorer(entry: ScorerEntry, response: Any, ground_truth: Any,
     except UnusableGold as exc:
         return failed(Verdict.UNPARSABLE_GOLD, refusal_logged(exc, entry.name))
     try:
-        return entry.scorer(response, ground_truth, extra_info, settings)
+        result = entry.scorer(response, ground_truth, extra_info, settings)
     except Exception as exc:  # a scorer bug must not stop a training step
         log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
         return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
+    return result if isinstance(result, Result) else _read_reward(entry.name, result)
+
+
+def _read_reward(name: str, raw: Any) -> Result:
+    """A scorer that returned verl's own convention (a number, a dict with `score`) is read as
+    verl reads it (`from_reward`); anything else is an `error` verdict that says what to return."""
+    try:
+        return from_reward(raw, f"scorer {name!r} returned {type(raw).__name__}, read as verl's reward")
+    except (TypeError, ValueError) as exc:
+        message = (f"scorer {name!r} returned {type(raw).__name__} ({exc}); return a Result "
+                   "(or a number, or a dict with a numeric 'score', as verl does)")
+        log.warning("rewards: %s", message)
+        return failed(Verdict.ERROR, message)
 
 
 class _TimeoutLog:

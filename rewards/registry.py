@@ -11,6 +11,7 @@ longer prefixes over shorter. Third-party packages register through the entry-po
 from __future__ import annotations
 
 import difflib
+import inspect
 import threading
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -119,6 +120,7 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
         raise ValueError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}")
 
     def bind(fn: Scorer) -> Scorer:
+        _check_scorer(name, fn)
         entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format, tuple(preload))
         with _lock:
             for key in (name, *aliases):
@@ -180,6 +182,23 @@ def _match_prefix(data_source: str) -> ScorerEntry | None:
 def _check_name(key: str) -> None:
     if not isinstance(key, str) or not key.strip() or "*" in key[:-1]:
         raise ValueError(f"invalid data_source name {key!r}: a non-empty string, `*` only at the end")
+
+
+def _check_scorer(name: str, fn: Any) -> None:
+    """A scorer is called as `fn(response, ground_truth, extra_info, settings)`: refuse, when it
+    registers, one that cannot be (what it returns is read per call, `rewards.api.judge`)."""
+    if not callable(fn):
+        raise TypeError(f"the scorer for {name!r} is a {type(fn).__name__}, not a function of "
+                        "(response, ground_truth, extra_info, settings)")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins and C callables have none to read
+        return
+    try:
+        signature.bind(None, None, None, None)
+    except TypeError as exc:
+        raise TypeError(f"the scorer for {name!r} cannot be called as scorer(response, ground_truth, "
+                        f"extra_info, settings): {exc}") from None
 
 
 def _ensure_loaded() -> None:

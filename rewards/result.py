@@ -6,9 +6,11 @@ when samples disagree, so every data_source yields exactly the same keys.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from numbers import Real
+from typing import Any, Mapping
 
 
 class Verdict(str, Enum):
@@ -95,3 +97,38 @@ def wrong(pred: str, **kw: Any) -> Result:
 def failed(verdict: Verdict, reason: str, pred: str = "") -> Result:
     """A sample that could not be judged; the reason says why."""
     return Result(verdict, pred, reason=reason)
+
+
+def from_reward(raw: Any, reason: str = "") -> Result:
+    """A reward in verl's own convention as a Result: a number is the score; a dict gives `score`
+    and, optionally, `acc` and `pred`. `score` is kept as given; `acc` is 1 only for full credit
+    (the dict's own `acc`, else a score of at least 1.0), so partial credit never counts as correct.
+
+    Raises TypeError or ValueError, naming what was given, for anything else (None, text, a dict
+    without a numeric `score`, a score that is not finite): a reward nobody can read is no reward.
+
+    >>> from rewards.result import from_reward
+    >>> from_reward(0.5).to_dict()
+    {'score': 0.5, 'acc': 0.0, 'format': 1.0, 'pred': '', 'verdict': 'wrong'}
+    >>> from_reward({"score": 1.0, "pred": "7"}).verdict.value
+    'correct'
+    """
+    if isinstance(raw, Mapping):
+        if "score" not in raw:
+            raise TypeError(f"a dict without 'score' (keys: {', '.join(map(str, list(raw)[:8]))})")
+        score = _finite(raw["score"], "the dict's 'score'")
+        acc = bool(raw["acc"]) if "acc" in raw else score >= 1.0
+        pred = "" if raw.get("pred") is None else str(raw["pred"])
+    else:
+        score = _finite(raw, "the result")
+        acc, pred = score >= 1.0, ""
+    return Result(Verdict.CORRECT if acc else Verdict.WRONG, pred, score=score, reason=reason)
+
+
+def _finite(value: Any, what: str) -> float:
+    if not isinstance(value, Real):  # bool included: verl reads True as 1.0
+        raise TypeError(f"{what} is {type(value).__name__}, not a number")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{what} is {number}, not a finite number")
+    return number

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from . import api
 from .compose import compose
 from .registry import ScorerEntry, UnknownDataSourceError, get_scorer
-from .result import Result, Verdict
+from .result import Result, Verdict, from_reward
 from .settings import Settings, make_settings
 
 log = logging.getLogger("rewards")
@@ -204,22 +204,10 @@ def _shaping_only(settings: Settings) -> Settings:
 
 
 def from_verl(raw: Any) -> Result:
-    """verl's float or dict result as our Result: `score` unchanged, `acc` 1 only for full credit.
-
-    A float counts as correct when it is at least 1.0; a dict's own `acc` wins when present,
-    and its `pred` is kept for majority voting. Any other keys are dropped, because verl needs
-    the same keys from every sample of a batch.
-    """
-    if isinstance(raw, Mapping):
-        score = float(raw["score"])
-        acc = bool(raw["acc"]) if "acc" in raw else score >= 1.0
-        pred = raw.get("pred")
-        pred = "" if pred is None else str(pred)
-    else:
-        score = float(raw)
-        acc, pred = score >= 1.0, ""
-    verdict = Verdict.CORRECT if acc else Verdict.WRONG
-    return Result(verdict, pred, score=score, reason="scored by verl's default_compute_score")
+    """verl's float or dict result as our Result (`rewards.result.from_reward`: `score` unchanged,
+    `acc` 1 only for full credit, a dict's `pred` kept for majority voting). Any other keys are
+    dropped, because verl needs the same keys from every sample of a batch."""
+    return from_reward(raw, "scored by verl's default_compute_score")
 
 
 def _delegated_error(data_source: Any, exc: Exception) -> Result:
