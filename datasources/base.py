@@ -7,6 +7,7 @@ reason naming the source row, never silently kept with an empty gold and never f
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -116,12 +117,62 @@ def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source
 
 def _raw_rows(dataset: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
     """Rows as plain dicts; a `datasets.Dataset` is read in arrow batches, which is several times
-    faster than its row iterator and leaves image columns as their stored `{bytes, path}`."""
+    faster than its row iterator and leaves image columns as their stored `{bytes, path}`. Columns
+    `datasets` stored as JSON text (a JSON column of mixed types) are read back (`json_text_value`)."""
     if not hasattr(dataset, "with_format"):
         yield from dataset
         return
+    features = {name: f for name, f in (dataset.features or {}).items() if _holds_json(f)}
     for batch in dataset.with_format("arrow").iter(batch_size=2048):
-        yield from batch.to_pylist()
+        for row in batch.to_pylist():
+            for name, feature in features.items():
+                row[name] = _decode_json(row.get(name), feature)
+            yield row
+
+
+def json_text_value(text: str | None) -> Any:
+    """A value of a mixed-type JSON column as the file spelt it. `datasets` keeps such a column as
+    JSON text: a string is stored quoted (`"\\\\frac34"`), while a number, and a string that is
+    itself valid JSON (`"6"`, `"0.50"`), is stored as its text. So a quoted string is read back as
+    the string, and anything else stays text: `10` and `"10"` both read `"10"`, `"0.50"` stays
+    `"0.50"`, never the float 0.5."""
+    if not isinstance(text, str):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _holds_json(feature: Any) -> bool:
+    json_type = _json_feature_type()
+    if json_type is None:
+        return False
+    if isinstance(feature, json_type):
+        return True
+    if isinstance(feature, dict):
+        return any(_holds_json(f) for f in feature.values())
+    inner = getattr(feature, "feature", None)
+    return inner is not None and _holds_json(inner)
+
+
+def _decode_json(value: Any, feature: Any) -> Any:
+    if isinstance(feature, _json_feature_type()):
+        return json_text_value(value)
+    if isinstance(feature, dict) and isinstance(value, dict):
+        return {k: _decode_json(v, feature[k]) if k in feature else v for k, v in value.items()}
+    inner = getattr(feature, "feature", None)
+    if inner is not None and isinstance(value, list):
+        return [_decode_json(v, inner) for v in value]
+    return value
+
+
+def _json_feature_type() -> type | None:
+    """`datasets.Json` (datasets 4.1+: the type of a mixed-type JSON column), or None before it."""
+    from datasets import features
+
+    return getattr(features, "Json", None)
 
 
 def text_field(raw: Mapping[str, Any], name: str) -> str:

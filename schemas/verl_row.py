@@ -108,7 +108,9 @@ def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | Path) -> int:
 def read_table(path: str | Path) -> pa.Table:
     """The whole file as one arrow table (the checks of schemas/validate.py need columns and types).
 
-    JSON lines are read by pyarrow, as verl reads them; when that fails, the line at fault is named.
+    JSON lines go through the one reader first (schemas/reader.py), so a line that is not a JSON
+    object (bytes that are not UTF-8, a truncated line) is named as every command names it, then
+    are read by pyarrow, as verl reads them. Raises RowFileError or reader.UnreadableFile.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -118,12 +120,12 @@ def read_table(path: str | Path) -> pa.Table:
         return pq.read_table(str(path))
     import pyarrow.json as pj
 
+    from .reader import read_rows
+
+    for item in read_rows(path):
+        if item.problem is not None:
+            raise RowFileError(item.problem)
     try:
         return pj.read_json(str(path))
-    except pa.ArrowInvalid:
-        from .reader import read_rows
-
-        for item in read_rows(path):  # name the first line that is not a JSON object
-            if item.problem is not None:
-                raise RowFileError(item.problem) from None
-        raise  # every line parses: the rows disagree on a column's type, which pyarrow's message says
+    except pa.ArrowInvalid as exc:  # every line is an object: the rows disagree on a column's type
+        raise RowFileError(f"{path}: {str(exc).splitlines()[0]}") from None

@@ -254,3 +254,12 @@ def test_validate_never_raises_and_every_problem_is_located(tmp_path_factory, it
     if report.ok:
         assert all(it["source"] in ("openai/gsm8k", "lighteval/MATH") and it["gold"] and it["role"] != "bot"
                    and it["content"].strip() for it in items)
+
+
+def test_a_byte_that_is_not_utf8_is_one_line_naming_it(tmp_path, capsys):
+    """pyarrow reads the bytes and fails later, in the middle of a check; the one reader names the line."""
+    data = b"".join(json.dumps(row(i)).encode() + b"\n" for i in range(3)).replace(b"#1", b"#\xff1")
+    (tmp_path / "rows.jsonl").write_bytes(data)
+    assert main(["validate", str(tmp_path / "rows.jsonl"), "-q"]) == 1
+    out, err = capsys.readouterr()
+    assert "rows.jsonl line 2: not UTF-8 (byte 0xff" in out and "Traceback" not in out + err
