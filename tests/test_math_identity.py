@@ -20,7 +20,7 @@ from rewards.math import canonical, equivalence, identity, numeric
 from rewards.math.canonical import canonical_equal
 from rewards.math.equivalence import fast_equal, fast_value_eq, reset_settled_counts, settled_counts
 from rewards.math.identity import identical
-from rewards.math.normalize import normalize
+from rewards.math.normalize import normalize, read_answer
 from tests.conftest import FIXTURES
 
 MATH = "lighteval/MATH"
@@ -129,7 +129,7 @@ NESTED_REORDERED = r"\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{15+2\sqrt{33}}"
 
 def _clear_caches():
     for f in (equivalence._fast_verdict, equivalence.value_verdict, equivalence.exact_value, canonical.canonical,
-              identity.identical, numeric.read, numeric.tokens, normalize):
+              identity.identical, numeric.read, numeric.tokens, read_answer):
         f.cache_clear()
 
 

@@ -6,6 +6,9 @@ period. Nothing that changes a value is rewritten: `50\\%` becomes `50` (never `
 stays a decimal. Spellings other readers disagree on are written the one way they mean: e-notation
 as its exact decimal, plain-text `sqrt(2)`/`**` as LaTeX, degree-minute-second angles as degrees,
 `x_1` as `x_{1}`. The result is `pred` in the scorer's result and the input of every comparison.
+What is stripped as a unit (a unit word, `\\text{}` unit, `\\$`, `\\%`, a trailing degree sign) is read
+on the way out by `read_answer`, in one spelling (`units.fold`), so that the scorer can refuse two
+answers whose units contradict (`5\\text{ m}` against `5\\text{ km}`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..number_text import E_NOTATION, VALUE_WORDS, format_number, number_value
+from . import units
 from .extract import matching_brace
 
 _UNICODE = {
@@ -103,13 +107,27 @@ _RELATIONS = [(re.compile(p), r) for p, r in [
 # Bare words after a number (`10 inches`, `6 square units`): only these, never single letters.
 _UNIT_WORDS = (
     "square", "sq", "cubic", "units?", "inch(?:es)?", "feet", "foot", "ft", "yards?", "miles?", "mph",
-    "meters?", "metres?", "cm", "mm", "km", "kg", "grams?", "pounds?", "lbs?", "ounces?", "oz",
-    "liters?", "litres?", "gallons?", "dollars?", "cents?", "degrees?", "radians?", "seconds?",
+    "(?:centi|milli|kilo)?met(?:er|re)s?", "cm", "mm", "km", "kg", "(?:kilo|milli)?grams?", "pounds?",
+    "lbs?", "ounces?", "oz", "(?:milli)?lit(?:er|re)s?", "gallons?", "dollars?", "cents?", "degrees?", "radians?", "seconds?",
     "minutes?", "mins?", "hours?", "hrs?", "days?", "weeks?", "months?", "years?", "ways?",
     "people", "students?", "points?", "percent(?:age)?", "pct", "times", "items?", "numbers?", "integers?",
     "digits?", "edges?", "vertices", "faces?", "sides?", "coins?", "marbles?", "balls?", "cars?",
 )
-_WORD_UNIT = re.compile(rf"(?<=[\d}}.)])\s+(?:(?:{'|'.join(_UNIT_WORDS)})\b\s*)+(?:\^\{{?[23]\}}?)?$")
+# A unit word may be glued to its number when it has three letters or more (`12days`, `45feet`).
+_WORD_UNIT = re.compile(rf"(?<=[\d}}.)])(?:\s+|(?=[a-z]{{3}}))(?:(?:{'|'.join(_UNIT_WORDS)})\b\s*)+(?:\^\{{?[23]\}}?)?$")
+# A known unit symbol after a constant, set off by a space (`3\pi m`, `2\sqrt{2} cm`): a variable
+# would be glued or multiplied, and the value before it has no variable to be multiplied by.
+_SYMBOL_UNIT = re.compile(r"\s+([A-Za-z]{1,3})(\^\{?[23]\}?)?$")
+_CONSTANT_END = re.compile(r"(?:[\d})]|\\pi)$")
+_COMMAND_NAME = re.compile(r"\\[a-zA-Z]+")
+# Currency signs other than `\$` (which the delimiter rule removes) and a temperature's scale.
+_CURRENCY = {"\u20ac": "euro", "\u00a3": "gbp", "\u00a5": "yen", "\u20b9": "rupee"}
+_CURRENCY_RE = re.compile("|".join(_CURRENCY))
+_TEMPERATURE = re.compile(r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree(?![a-zA-Z]))\s*(?:\\text\s*\{\s*([CF])\s*\}|([CF]))\s*$")
+# A degree sign is the answer's unit when it ends the answer or an item of it (not `\cos 30^\circ x`).
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])")
+_DEGREE_ANGLE = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{_DEGREES.pattern})")
+_TRAILING_DEGREE = re.compile(rf"(?:{_DEGREES.pattern})(?=\s*(?:$|[,;)\]]|\\\}}))")
 _SHORT_ARG = re.compile(r"\\(frac|sqrt)\s*(?![\s{\[])(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _FRAC_SECOND_ARG = re.compile(r"\s*(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _SPACE_RUN = re.compile(r"\s+")
@@ -119,12 +137,18 @@ _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 
 
-@lru_cache(maxsize=16384)
 def normalize(answer: str) -> str:
-    """The canonical spelling of an extracted answer (see the module docstring for the rules).
-    Cached: a GRPO group repeats answers, and a plain number skips the rewriting entirely."""
+    """The canonical spelling of an extracted answer (see the module docstring for the rules)."""
+    return read_answer(answer)[0]
+
+
+@lru_cache(maxsize=16384)
+def read_answer(answer: str) -> tuple[str, str | None]:
+    """(canonical spelling, the unit it named in one spelling or None). Cached: a GRPO group
+    repeats answers, and a plain number skips the rewriting entirely."""
     if _PLAIN_NUMBER.fullmatch(answer):
-        return answer
+        return answer, None
+    marks: list[str | None] = []
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], answer)
     s = _unwrap_box(s.strip())
     spoken = _PROSE_THEN_MATH.fullmatch(s)
@@ -134,15 +158,21 @@ def normalize(answer: str) -> str:
     if "e" in s or "E" in s:
         s = _E_NUMBER.sub(_written_out, s)
     listed = bool(_LIST_COMMA.search(s))
+    if "\\$" in s:
+        marks.append(units.DOLLAR)
+    if _CURRENCY_RE.search(s):
+        marks.extend(_CURRENCY[c] for c in dict.fromkeys(_CURRENCY_RE.findall(s)))
+        s = _CURRENCY_RE.sub("", s)
     s = _DELIMITERS.sub(" ", s)
     s = _SIZING.sub("", s)
     s = _STYLE.sub("", s)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
     s = _TEXT_VARIANTS.sub(r"\\text", s)
     s = _THIN_THOUSANDS.sub("", s)
-    s = _DMS.sub(_dms_degrees, s)
-    s = _DEGREES.sub("", s)
-    s = _PERCENT.sub("", s)
+    s = _temperature_and_degrees(s, marks)
+    if _PERCENT.search(s):
+        marks.append(units.PERCENT)
+        s = _PERCENT.sub("", s)
     s = _SPACING.sub(" ", s)
     for pattern, repl in _RELATIONS:
         s = pattern.sub(repl, s)
@@ -150,10 +180,11 @@ def normalize(answer: str) -> str:
         s = _CONNECTIVE.sub(",", s)
     s = _approximation(s)
     s = _TRAILING.sub("", s)
-    s = _strip_units(s)
-    s = _PAREN_UNIT.sub(lambda m: "" if _unit_words(m.group(1)) else m.group(0), s)
+    s = _strip_units(s, marks)
+    s = _PAREN_UNIT.sub(lambda m: _stripped(m.group(1), marks) if _unit_words(m.group(1)) else m.group(0), s)
     s = _unwrap_text(s)
-    s = _WORD_UNIT.sub("", s)
+    s = _WORD_UNIT.sub(lambda m: _stripped(m.group(0), marks), s)
+    s = _symbol_unit(s, marks)
     s = _SHORT_ARG.sub(_brace_short_args, s)
     if "\\frac" in s:
         s = _brace_second_frac_args(s)
@@ -166,7 +197,41 @@ def normalize(answer: str) -> str:
     s = _LEADING.sub("", _TRAILING.sub("", s))
     if not listed and _GROUPED.fullmatch(s):
         s = s.replace(",", "")
-    return s
+    return s, units.joined(*marks)
+
+
+def _stripped(unit_text: str, marks: list[str | None]) -> str:
+    """Remove a unit the answer named, remembering it."""
+    marks.append(units.fold(unit_text))
+    return ""
+
+
+def _temperature_and_degrees(s: str, marks: list[str | None]) -> str:
+    """`45^\\circ C` names degrees Celsius, `30^\\circ` degrees, `12^\\circ 30'` degrees too: every
+    degree sign goes, and one that ends an answer or item is its unit. Next to a trigonometric
+    function an angle in degrees is its value in radians (`\\cos(90^\\circ - x)` is `\\sin x`)."""
+    if _TRIG.search(s):
+        return _DEGREES.sub("", _DEGREE_ANGLE.sub(r"\\frac{\1\\pi}{180}", s))
+    scale = _TEMPERATURE.search(s)
+    if scale:
+        marks.append(units.fold("deg" + (scale.group(1) or scale.group(2))))
+        s = s[:scale.start()]
+    elif _DMS.search(s) or _TRAILING_DEGREE.search(s):
+        marks.append(units.DEGREE)
+    s = _DMS.sub(_dms_degrees, s)
+    return _DEGREES.sub("", s)
+
+
+def _symbol_unit(s: str, marks: list[str | None]) -> str:
+    """`3\\pi m` -> `3\\pi`: a known unit symbol after a constant (see _SYMBOL_UNIT)."""
+    found = _SYMBOL_UNIT.search(s)
+    if not found or found.group(1) not in _SHORT_UNITS:
+        return s
+    value = s[:found.start()].rstrip()
+    if not _CONSTANT_END.search(value) or re.search(r"[a-zA-Z]", _COMMAND_NAME.sub("", value)):
+        return s
+    marks.append(units.fold(found.group(0)))
+    return value
 
 
 def _approximation(s: str) -> str:
@@ -238,8 +303,9 @@ def _unwrap_box(s: str) -> str:
         s = s[head.end():close].strip()
 
 
-def _strip_units(s: str) -> str:
+def _strip_units(s: str, marks: list[str | None]) -> str:
     """Drop a trailing `\\text{unit}` (twice, for `\\text{ cm}\\text{ long}`) unless it is the whole answer."""
+    named: list[str] = []
     for _ in range(2):
         found = _TEXT_UNIT.search(s)
         if not found or not _unit_words(found.group(0).replace("\\text", "")):
@@ -247,7 +313,10 @@ def _strip_units(s: str) -> str:
         cut = s[:found.start()].rstrip()
         if not cut or cut == s or _TRAILING.sub("", cut) == "":
             break
+        named.insert(0, found.group(0))
         s = cut
+    if named:
+        marks.append(units.fold(" ".join(named)))
     return s
 
 

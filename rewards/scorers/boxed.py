@@ -22,7 +22,8 @@ from ..math.cost import too_costly
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.labels import align
-from ..math.normalize import normalize, repair_gold_escapes
+from ..math.normalize import read_answer, repair_gold_escapes
+from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
 from ..region import answer_region
 from ..registry import register_scorer
@@ -66,7 +67,7 @@ register_scorer("hiyouga/geometry3k", scorer=score_math, preload=PRELOAD,
 
 def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line: bool = False) -> Result:
     """The whole MATH judgement of one response; every failure is a verdict."""
-    gold = gold_answer(ground_truth)
+    gold, gold_unit = gold_reading(ground_truth)
     if gold is None:
         return failed(Verdict.UNPARSABLE_GOLD, f"gold {str(ground_truth)[:80]!r} has no readable answer")
     region = answer_region(response)
@@ -78,10 +79,12 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
         return failed(verdict, reason)
     if not within_limits(raw):
         return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters)")
-    pred = normalize(raw)
+    pred, pred_unit = read_answer(raw)
     if not pred:
         return failed(Verdict.UNPARSABLE_PRED, f"empty answer {raw[:40]!r}")
     shown = display(pred)
+    if contradict(pred_unit, gold_unit):
+        return wrong(shown)  # `5\text{ m}` for `5\text{ km}`: the number may match, the answer does not
     aligned = align(pred, gold)
     if aligned is None:
         return wrong(shown)  # both name their values, with different labels
@@ -111,25 +114,34 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
     return None, "no \\boxed{} answer" + (" and no `Answer:` line" if answer_line else "")
 
 
+_NO_GOLD = (None, None)
+
+
 @lru_cache(maxsize=8192)
-def _gold_from_text(text: str) -> str | None:
+def _gold_from_text(text: str) -> tuple[str | None, str | None]:
     if "\\boxed" in text or "\\fbox" in text:
         text = boxed_answer(text)[0] or ""  # `\boxed{1}, \boxed{2}`: boxes side by side are one list
     if not within_limits(text):
-        return None
-    return normalize(repair_gold_escapes(text)) or None
+        return _NO_GOLD
+    gold, unit = read_answer(repair_gold_escapes(text))
+    return (gold, unit) if gold else _NO_GOLD
 
 
 def gold_answer(ground_truth: Any) -> str | None:
     """The normalised gold: a bare answer, or the last box of a full solution; parsed once per gold."""
+    return gold_reading(ground_truth)[0]
+
+
+def gold_reading(ground_truth: Any) -> tuple[str | None, str | None]:
+    """(the normalised gold or None, the unit it names or None)."""
     if isinstance(ground_truth, bool) or ground_truth is None:
-        return None
+        return _NO_GOLD
     if isinstance(ground_truth, (int, float)):
         if ground_truth != ground_truth or abs(ground_truth) == float("inf"):
-            return None
+            return _NO_GOLD
         ground_truth = repr(ground_truth)
     if not isinstance(ground_truth, str):
-        return None
+        return _NO_GOLD
     return _gold_from_text(ground_truth)
 
 
