@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator, TextIO
 
 from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
-from rewards.result import RESULT_KEYS, Verdict, failed
+from rewards.result import RESULT_KEYS, Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, read_record, write_record
 
@@ -180,8 +180,19 @@ def _score_chunk(chunk: list[InputRow], data_source, settings):
         pending.append(len(outcomes) - 1)
         samples.append(Sample(source, response, gold, extra))
     for index, result in zip(pending, score_batch(samples, **settings)):
-        outcomes[index] = result.to_dict()
+        outcomes[index] = _outcome(chunk[index].where, result)
     yield from zip(chunk, rows, outcomes)
+
+
+def _outcome(where: str, result: Result) -> dict[str, Any]:
+    """A scored row's result keys, with its `reason` when it has one; an `error` verdict (a response
+    that is not text, a scorer that raised) also gets `error`, so it counts as not scored."""
+    out = result.to_dict()
+    if result.reason:
+        out["reason"] = result.reason
+    if result.verdict is Verdict.ERROR:
+        out["error"] = f"{where}: {result.reason or 'the scorer gave no reason'}"
+    return out
 
 
 def _configure_engine(args) -> None:
@@ -218,9 +229,7 @@ def _counted(items: Iterable[Any], bar, every: int = 256) -> Iterator[Any]:
 
 
 def _error(message: str) -> dict[str, Any]:
-    out = failed(Verdict.ERROR, message).to_dict()
-    out["error"] = message
-    return out
+    return {**failed(Verdict.ERROR, message).to_dict(), "reason": message, "error": message}
 
 
 def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: str | None) -> dict[str, Any]:

@@ -16,6 +16,9 @@ from rewards.result import RESULT_KEYS
 RESPONSE_KEYS = ("response", "solution_str", "output")
 GOLD_KEYS = ("ground_truth", "reward_model.ground_truth", "gts")
 PREVIOUS_PREFIX = "prev_"  # an input's own `score`/`acc`/... are kept under prev_score, ...
+WRITTEN_KEYS = (*RESULT_KEYS, "reason", "error")
+"""What `rewards score -o` adds to a row: the result keys, the verdict's reason, and the message of
+a row that could not be scored."""
 
 
 class RecordError(ValueError):
@@ -65,9 +68,10 @@ def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any
 
 
 def write_record(row: Any, result: Mapping[str, Any]) -> dict[str, Any]:
-    """The input row with the result keys added; input values those keys would hide move to prev_*."""
+    """The input row with the result keys added; input values those keys (WRITTEN_KEYS) would hide,
+    or leave stale, move to prev_*."""
     out = dict(row) if isinstance(row, Mapping) else {"input": row}
-    for key in RESULT_KEYS:
+    for key in WRITTEN_KEYS:
         if key in out:
             out[PREVIOUS_PREFIX + key] = out.pop(key)
     out.update(result)

@@ -79,3 +79,29 @@ def test_unreadable_file_is_the_only_failure(tmp_path, capsys):
 def test_list(capsys):
     assert main(["list"]) == 0
     assert "openai/gsm8k" in capsys.readouterr().out
+
+
+def test_reasons_reach_the_output_rows_and_an_error_verdict_is_not_scored(tmp_path, capsys):
+    """A verdict's reason is in its output row; a response that is a list is an `error` row with its
+    message, listed on stderr and counted with the rows that could not be scored; a re-scored file's
+    old reason and error move to prev_* instead of standing beside the new verdict."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"data_source": "openai/gsm8k", "response": "#### 7", "ground_truth": "7"},
+        {"data_source": "openai/gsm8k", "response": ["#### 7"], "ground_truth": "7"},
+        {"data_source": "lighteval/MATH", "response": "\\boxed{10^{10^{10^{10}}}}", "ground_truth": "7"},
+        {"data_source": "openai/gsm8k", "response": "no answer", "ground_truth": "7",
+         "reason": "stale", "error": "old"},
+    ]))
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--json"]) == 0
+    rows = read_jsonl(out)
+    assert "reason" not in rows[0] and "error" not in rows[0]
+    assert rows[1]["verdict"] == "error" and rows[1]["reason"] == "response is list, not text"
+    assert rows[1]["error"] == f"{src} line 2: response is list, not text"
+    assert rows[2]["verdict"] == "timeout" and "would outlast any deadline" in rows[2]["reason"]
+    assert rows[3]["reason"] == "no `####` answer line" and "error" not in rows[3]
+    assert (rows[3]["prev_reason"], rows[3]["prev_error"]) == ("stale", "old")
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["errors"] == 1
+    assert f"1 of 4 row(s) could not be scored:\n  {src} line 2: response is list, not text" in captured.err
