@@ -11,7 +11,8 @@ from importlib import import_module
 from .errors import CommandError
 
 # Module names under cli/, in the order `rewards --help` lists them.
-COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge"]
+COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge", "tiny_model",
+            "tiny_data"]
 
 
 def build_parser() -> argparse.ArgumentParser:
