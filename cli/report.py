@@ -33,6 +33,7 @@ UNREADABLE = "could not be read or scored"
 
 def register(sub) -> None:
 
+    from .audit import add_audit_flags
     from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
@@ -51,6 +52,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the report's numbers as JSON in place of the summary lines (the page is written too)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
+    add_audit_flags(p)
     p.set_defaults(func=run)
 
 
@@ -58,6 +60,7 @@ def run(args) -> int:
     from rewards.settings import SettingsError
     from schemas.reader import UnreadableFile, read_rows
 
+    from .audit import Auditor
     from .output import refuse_overwriting_input, replacing_output
 
     if args.file == "-" and not args.output:
@@ -68,11 +71,12 @@ def run(args) -> int:
         f"{source.name}.report.html" if folder else source.with_suffix(".report.html").name))
     refuse_overwriting_input(args.file, output)
     length, unit = _length_counter(args)
+    auditor = Auditor(args)
     try:
         items = read_rows(args.file)
         with ExitStack() as stack:
-            judged = _judge(_with_progress(stack, items, source, folder, args), args, length)
-            page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit)
+            judged = _judge(_with_progress(stack, items, source, folder, args), args, length, auditor)
+            page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit, auditor.audit)
     except (UnreadableFile, SettingsError) as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
@@ -88,7 +92,7 @@ def run(args) -> int:
     return 0
 
 
-def _file_page(judged, source: Path, args, unit: str):
+def _file_page(judged, source: Path, args, unit: str, audit):
     from rewards.reporting.html import render_html
     from rewards.reporting.stats import Report
 
@@ -100,16 +104,16 @@ def _file_page(judged, source: Path, args, unit: str):
     if not report.total:
         raise CommandError(f"{args.file}: no rows")
     notes = [f"{report.total} rows from {source.name}: {_ways(how)}."]
-    page = render_html(report, args.title or f"Reward report: {source.name}", notes)
+    page = render_html(report, args.title or f"Reward report: {source.name}", notes, audit)
     lines = []
     for name, stats in report.sources.items():
         g = stats.group_stats()
         groups = f", zero-variance groups {g.zero_variance}/{g.groups}" if g.groups else ""
         lines.append(f"{name}: {stats.count} rows, mean score {stats.mean_score:.3f}, acc {stats.accuracy:.3f}{groups}")
-    return page, lines, report.to_dict()
+    return page, lines + _audit_lines(audit), report.to_dict() | _audit_numbers(audit)
 
 
-def _run_page(judged, source: Path, args, unit: str):
+def _run_page(judged, source: Path, args, unit: str, audit):
     from rewards.reporting.html import render_run_html
     from rewards.reporting.runs import RunStats
 
@@ -124,7 +128,7 @@ def _run_page(judged, source: Path, args, unit: str):
              + "; ".join(f"{name}: {_ways(run.how[name])}" for name in run.steps) + ".",
              f"Response length in {unit}" + (f"; cut off means at least 99% of {args.max_resp_len} {unit}."
                                              if args.max_resp_len else "; pass --max-resp-len for the share cut off.")]
-    page = render_run_html(run, args.title or f"Run report: {source.name}", notes, unit)
+    page = render_run_html(run, args.title or f"Run report: {source.name}", notes, unit, audit)
     lines = []
     for name, steps in run.steps.items():
         acc = [s.acc for s in steps if s.acc is not None]
@@ -132,36 +136,49 @@ def _run_page(judged, source: Path, args, unit: str):
         lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
                      f"{sum(s.rows for s in steps)} rows{trend}")
     lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags()]
-    return page, lines, run.to_dict()
+    return page, lines + _audit_lines(audit), run.to_dict() | _audit_numbers(audit)
+
+
+def _audit_lines(audit) -> list[str]:
+    return audit.lines() if audit.rows or audit.unreadable else []
+
+
+def _audit_numbers(audit) -> dict[str, Any]:
+    return {"audit": audit.to_dict()} if audit.rows or audit.unreadable else {}
 
 
 def _ways(how) -> str:
     return ", ".join(f"{n} {way}" for way, n in sorted(how.items(), key=lambda kv: -kv[1]))
 
 
-def _judge(items: Iterable[Any], args, length: Callable[[Any, Any], int | None]) -> Iterator[tuple[Any, Any, str]]:
-    """(step, report row, how it was judged) for every input row, in order, chunk by chunk."""
+def _judge(items: Iterable[Any], args, length: Callable[[Any, Any], int | None], auditor
+           ) -> Iterator[tuple[Any, Any, str]]:
+    """(step, report row, how it was judged) for every input row, in order, chunk by chunk; each
+    row with a previous reward is compared by `auditor` (cli/audit.py), in input order."""
     from .score import CHUNK
 
     items = iter(items)
     while chunk := list(islice(items, CHUNK)):
-        yield from _judge_chunk(chunk, args, length)
+        yield from _judge_chunk(chunk, args, length, auditor)
 
 
-def _judge_chunk(chunk: list[Any], args, length) -> Iterator[tuple[Any, Any, str]]:
+def _judge_chunk(chunk: list[Any], args, length, auditor) -> Iterator[tuple[Any, Any, str]]:
     from rewards.reporting.stats import make_row, score_only_row
 
     from .score import score_rows
     from .settings_flags import settings_from
 
     out: list[tuple[Any, Any, str] | None] = []
+    compared: list[tuple[Any, dict, bool] | None] = []  # per row: (record, our result, results in the record)
     to_score: list[tuple[int, Any]] = []
     for item in chunk:
         row = item.value
+        compared.append(None)
         if item.problem is not None:
             out.append((item.step, _error_row(args.data_source, item.problem), UNREADABLE))
         elif not args.rescore and "score" in row and "verdict" in row:
             out.append((item.step, _row(make_row, row, row, args.data_source, length), FROM_FILE))
+            compared[-1] = (row, row, True)
         elif row.get("data_source") or args.data_source:
             out.append(None)
             to_score.append((len(out) - 1, item))
@@ -174,7 +191,11 @@ def _judge_chunk(chunk: list[Any], args, length) -> Iterator[tuple[Any, Any, str
     for (index, item), (_, row, result) in zip(to_score, scored):
         way = UNREADABLE if result.get("error") else RESCORED
         out[index] = (item.step, _row(make_row, row, result, args.data_source, length), way)
-    yield from out  # type: ignore[misc]
+        compared[index] = (row, result, False)
+    for item, row, seen in zip(chunk, out, compared):
+        if seen is not None:
+            auditor.observe(seen[0], seen[1], item.step, item.where, ours_in_row=seen[2])
+        yield row  # type: ignore[misc]
 
 
 def _row(build, record: dict, result: Any, data_source: str | None, length) -> Any:

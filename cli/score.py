@@ -23,6 +23,7 @@ from rewards.result import RESULT_KEYS, Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, read_record, write_record
 
+from .audit import Auditor, add_audit_flags, audited, score_chunk_against
 from .errors import CommandError
 from .output import refuse_overwriting_input, replacing_output
 from .settings_flags import add_settings_flags, settings_from
@@ -46,6 +47,7 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", help="write every input row with the result keys added ('-' for stdout)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
     add_settings_flags(p)
+    add_audit_flags(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_engine(p)
     p.set_defaults(func=run)
@@ -76,6 +78,7 @@ def _run(args) -> int:
     n_errors = 0
     _configure_engine(args)
     refuse_overwriting_input(args.file, args.output)
+    auditor = Auditor(args, graded=args.ray is not None)
     try:
         rows = read_rows(args.file)
     except UnreadableFile as exc:
@@ -84,11 +87,12 @@ def _run(args) -> int:
         sink = replacing_output(stack, args.output) if args.output else None
         rows = _with_progress(stack, rows, args)
         if args.ray is not None:
-            scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers)
+            scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers,
+                                    against=args.against)
         else:
             scored = score_rows(rows, args.data_source, settings_from(args))
         try:
-            for item, row, result in scored:
+            for item, row, result in audited(scored, auditor):
                 summary.add(_source_label(row, args.data_source), result)
                 if result.get("error"):
                     n_errors += 1
@@ -100,9 +104,12 @@ def _run(args) -> int:
             raise CommandError(str(exc)) from None
     report = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
-        print(json.dumps({"rows": summary.total, "errors": n_errors, "table": summary.rows()}), file=report)
+        audit = {"audit": auditor.audit.to_dict()} if auditor.audit.rows or auditor.audit.unreadable else {}
+        print(json.dumps({"rows": summary.total, "errors": n_errors, "table": summary.rows(), **audit}), file=report)
     else:
         summary.print(report)
+        if auditor.audit.rows or auditor.audit.unreadable:
+            print("", *auditor.audit.lines(), sep="\n", file=report)
     if n_errors:
         print(f"\n{n_errors} of {summary.total} row(s) could not be scored:", file=sys.stderr)
         for message in errors:
@@ -135,16 +142,19 @@ def score_lines(lines: Iterable[str], data_source: str | None, settings: dict[st
 
 
 def score_rows_ray(rows: Iterable[InputRow], data_source: str | None, settings: dict[str, Any],
-                   address: str, workers: int | None = None) -> Iterator[tuple[InputRow, Any, dict[str, Any]]]:
-    """`score_rows` with each chunk scored as a task on a Ray cluster; same rows, same order."""
+                   address: str, workers: int | None = None, against: str | None = None
+                   ) -> Iterator[tuple[InputRow, Any, dict[str, Any]]]:
+    """`score_rows` with each chunk scored as a task on a Ray cluster; same rows, same order.
+    `against`: each task also grades its rows with that grader (cli/audit.py)."""
     from rewards.engine.ray_map import ray_ordered_map
 
     rows = iter(rows)
     chunks = iter(lambda: list(islice(rows, CHUNK)), [])
     env = {"REWARDS_WORKERS": str(workers or 1)}  # one symbolic worker per Ray task unless asked
     try:
-        for results in ray_ordered_map(score_chunk, chunks, args=(data_source, settings),
-                                       address=address or None, env=env):
+        task, task_args = ((score_chunk_against, (score_chunk, data_source, settings, against)) if against
+                           else (score_chunk, (data_source, settings)))
+        for results in ray_ordered_map(task, chunks, args=task_args, address=address or None, env=env):
             yield from results
     except (ConnectionError, RuntimeError) as exc:
         raise CommandError(f"cannot use the Ray cluster {address or '(default)'}: {exc}") from exc

@@ -10,6 +10,7 @@ import base64
 import io
 
 from ..result import VERDICTS
+from .audit import Audit
 from .runs import TOP_ANSWERS, StepSummary
 from .stats import EPS, Report, SourceStats
 
@@ -95,6 +96,41 @@ def groups_chart(report: Report) -> str | None:
     ax.set_title("groups whose rewards have zero variance")
     return _png(fig)  # bbox_inches="tight" makes room for the legend
 
+
+def audit_chart(audit: Audit) -> str | None:
+    """Per step and data_source: the share of judged rows where the two rewards disagree (each
+    direction and both), and the share of GRPO groups with an advantage sign changed (base64 PNG);
+    None when no data_source has two steps to draw."""
+    sources = {name: [s for s in a.steps.values() if s.step is not None and s.judged]
+               for name, a in audit.finish().sources.items()}
+    sources = {name: sorted(steps, key=lambda s: s.step) for name, steps in sources.items() if len(steps) >= 2}
+    if not sources:
+        return None
+    fig = _new_figure(13.5, 3.8)
+    ax1, ax2 = fig.subplots(1, 2)
+    palette = ["#1565c0", "#6a1b9a", "#00838f", "#ef6c00", "#2e7d32", "#c62828"]
+    for (name, steps), colour in zip(sources.items(), palette):
+        x = [s.step for s in steps]
+        ax1.plot(x, [s.disagreement for s in steps], color=colour, linewidth=2, label=f"{name}: disagree")
+        ax1.plot(x, [s.paid_wrong / s.judged for s in steps], color=colour, linestyle="--", linewidth=1,
+                 label=f"{name}: paid but wrong")
+        ax1.plot(x, [s.unpaid_correct / s.judged for s in steps], color=colour, linestyle=":", linewidth=1.4,
+                 label=f"{name}: correct but unpaid")
+        grouped = [(s.step, s.sign_changed / s.groups) for s in steps if s.groups]
+        if grouped:
+            ax2.plot(*zip(*grouped), color=colour, linewidth=2, label=name)
+    ax1.set_title("rows where the rewards disagree", fontsize=10)
+    ax1.set_ylabel("share of judged rows")
+    ax2.set_title("GRPO groups with an advantage sign changed", fontsize=10)
+    ax2.set_ylabel("share of groups")
+    for ax in (ax1, ax2):
+        ax.set_xlabel("step")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="best", framealpha=0.7)
+    fig.tight_layout()
+    return _png(fig)
 
 
 def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: str = "chars") -> str:

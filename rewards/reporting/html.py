@@ -11,7 +11,9 @@ import html
 from typing import Any, Iterable
 
 from ..result import VERDICTS
-from .charts import groups_chart, run_chart, source_chart
+from .audit import DIRECTIONS, PAID, Audit
+from .charts import audit_chart, groups_chart, run_chart, source_chart
+from .shapes import SHAPES
 from .runs import CHECKS, TOP_ANSWERS, RunStats
 from .stats import Report
 
@@ -47,7 +49,8 @@ def _table(head: list[str], rows: list[list[Any]], text_cols: tuple[int, ...] = 
     return "\n".join(out)
 
 
-def render_html(report: Report, title: str = "Reward report", notes: Iterable[str] = ()) -> str:
+def render_html(report: Report, title: str = "Reward report", notes: Iterable[str] = (),
+                audit: Audit | None = None) -> str:
     """One self-contained HTML page (inline CSS, base64 PNG charts); all row text is escaped."""
     parts = _head(title, notes)
     if not report.sources:
@@ -72,6 +75,7 @@ def render_html(report: Report, title: str = "Reward report", notes: Iterable[st
                      "zero and the group teaches nothing.</p>")
     else:
         parts.append("<p class=\"muted\">No GRPO groups: no two rows share a uid, extra_info.index or prompt.</p>")
+    parts += audit_section(audit)
 
     for name, s in report.sources.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
@@ -100,7 +104,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 
 def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[str] = (),
-                    length_unit: str = "chars") -> str:
+                    length_unit: str = "chars", audit: Audit | None = None) -> str:
     """The run page: trouble flags, an overview per data_source, then its per-step charts."""
     parts = _head(title, notes)
     parts.append('<h2 id="flags">Flags</h2>')
@@ -128,6 +132,7 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
                          f"{_fmt(first.acc)} → {_fmt(last.acc)}", how])
     parts.append(_table(["data_source", "steps", "range", "rows", "mean reward (first → last step)",
                          "accuracy (first → last step)", "rows judged by"], overview, text_cols=(0, 6)))
+    parts += audit_section(audit)
 
     for source, steps in run.steps.items():
         parts.append(f"<h2>{html.escape(source)}</h2>")
@@ -155,6 +160,62 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
         parts.append("</details>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def audit_section(audit: Audit | None) -> list[str]:
+    """The reward audit: agreement per data_source, the per-step chart, and per data_source a table
+    by cause with an example row each. Nothing when no row carried a previous reward."""
+    if audit is None or not (audit.rows or audit.unreadable):
+        return []
+    numbers = audit.to_dict()["sources"]
+    parts = [f'<h2 id="audit">Reward audit: {html.escape(audit.reference)} against our verdicts</h2>',
+             f'<p class="muted">A row is <b>paid</b> when its previous reward is at least {PAID}. '
+             "<b>Paid but wrong</b>: paid, and our verdict is not correct; <b>correct but unpaid</b>: our verdict "
+             "is correct and it was not paid. Rows whose verdict is no judgement (timeout, error, unparsable_gold) "
+             "are not counted either way. A GRPO group (same uid and step) has an <b>advantage sign changed</b> "
+             "when some sample is above its group's mean reward under one reward and not under the other.</p>"]
+    parts.append(_table(
+        ["data_source", "rows", "judged", "disagree", "paid but wrong", "correct but unpaid", "GRPO groups",
+         "advantage sign changed"],
+        [[name, d["rows"], d["judged"], _fmt(d["disagreement_rate"], ".1%"), d["paid_but_wrong"],
+          d["correct_but_unpaid"], d["groups"],
+          f'{d["groups_sign_changed"]} ({_fmt(d["groups_sign_changed_share"], ".1%")})' if d["groups"] else "-"]
+         for name, d in numbers.items()], text_cols=(0,)))
+    chart = audit_chart(audit)
+    if chart:
+        parts.append(f'<img alt="disagreement per step" src="data:image/png;base64,{chart}">')
+    for name, d in numbers.items():
+        if not d["causes"]:
+            continue
+        parts.append(f"<h3>{html.escape(name)}: disagreements by cause</h3>")
+        rows = []
+        for c in d["causes"]:
+            e = c["examples"][0]
+            rows.append([DIRECTIONS[c["direction"]], c["verdict"], c["shape"], c["rows"],
+                         _fmt(c["rows"] / d["judged"], ".1%"), _where(e), e["gold"], e["pred"] or "(none)",
+                         f'{e["previous"]:g} → {e["score"]:g}', e["response_end"]])
+        parts.append(_table(["", "our verdict", "answer shape", "rows", "share of judged", "example row", "gold",
+                             "our answer", "reward: previous → ours", "end of the response"],
+                            rows, text_cols=(0, 2, 5, 6, 7, 9)))
+        more = [[c["shape"], _where(e), e["gold"], e["pred"] or "(none)", f'{e["previous"]:g} → {e["score"]:g}',
+                 e["response_end"]] for c in d["causes"] for e in c["examples"][1:]]
+        if more:
+            parts.append("<details><summary>More examples</summary>")
+            parts.append(_table(["answer shape", "row", "gold", "our answer", "reward", "end of the response"],
+                                more, text_cols=(0, 1, 2, 3, 5)))
+            parts.append("</details>")
+    shown = sorted({c["shape"] for d in numbers.values() for c in d["causes"]}, key=list(SHAPES).index)
+    if shown:
+        parts.append('<p class="muted">Answer shapes (the first that fits the response): '
+                     + "; ".join(f"<b>{html.escape(s)}</b>: {html.escape(SHAPES[s])}" for s in shown) + ".</p>")
+    if audit.unreadable:
+        parts.append(f"<p>{audit.unreadable} row(s) with a previous reward not compared:</p>")
+        parts.append(_table(["message"], [[m] for m in audit.messages], text_cols=(0,)))
+    return parts
+
+
+def _where(example: dict[str, Any]) -> str:
+    return example["where"] + (f" (step {example['step']})" if example["step"] is not None else "")
 
 
 def _wrong_row(answer: str, count: int, steps) -> list[Any]:
