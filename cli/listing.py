@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+from .plugins import add_import_flag
+
 
 def register(sub) -> None:
     p = sub.add_parser("list", help="list the registered scorers and their aliases",
                        description="List every data_source name a scorer is registered for.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_import_flag(p)
     p.set_defaults(func=run)
 
 

@@ -9,6 +9,7 @@ import sys
 from importlib import import_module
 
 from .errors import CommandError
+from .plugins import import_plugins
 
 # Module names under cli/, in the order `rewards --help` lists them.
 COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge", "tiny_model",
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     args = parse(build_parser(), argv)
     try:
+        import_plugins(getattr(args, "imports", []))  # `--import MODULE`: scorers registered first
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the try: a reader that left (`| head`) surfaces here, not at exit
         return status

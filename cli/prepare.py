@@ -6,6 +6,7 @@ import json
 import sys
 
 from .errors import CommandError
+from .plugins import add_import_flag
 
 
 def register(sub) -> None:
@@ -41,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--ability", default="math", help="the rows' `ability` label (default: math)")
     p.add_argument("--allow-unregistered", action="store_true",
                    help="write rows whose data_source no scorer is registered for")
+    add_import_flag(p)
     t = p.add_argument_group("any table (--family table)")
     t.add_argument("--question-field", help="column holding the question")
     t.add_argument("--answer-field", help="column holding the answer or worked solution")

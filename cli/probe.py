@@ -13,7 +13,6 @@ import json
 import math
 import sys
 from contextlib import contextmanager
-from importlib import import_module
 from typing import Any, Iterator
 
 from .errors import CommandError
@@ -24,6 +23,7 @@ DEFAULT_LIMIT = 50
 def register(sub) -> None:
     from rewards.probe.attacks import ATTACK_NAMES, BOMB_GOLDS
 
+    from .plugins import add_import_flag
     from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
@@ -51,8 +51,7 @@ def register(sub) -> None:
                    help="the bound: fail when an attack's mean reward exceeds it (default 0)")
     p.add_argument("--attacks", help="comma-separated attacks to run (default: all)")
     p.add_argument("--skip", help="comma-separated attacks to leave out")
-    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                   help="import a module that registers scorers first (repeatable)")
+    add_import_flag(p)
     p.add_argument("--json", action="store_true", help="print the scoreboards as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
@@ -71,7 +70,6 @@ def run(args) -> int:
         if args.file and args.file != args.file_flag:
             raise CommandError(f"two files given ({args.file} and --file {args.file_flag}); give one")
         args.file = args.file_flag
-    import_plugins(args.imports)
     try:
         attacks = select_attacks(_names(args.attacks), _names(args.skip) or ())
     except ValueError as exc:
@@ -106,15 +104,6 @@ def run(args) -> int:
             print("settings: " + ", ".join(f"{k}={v}" for k, v in sorted(reward_kwargs.items())))
         print("\n\n".join(format_scoreboard(b) for b in boards))
     return 0 if all(b.passed for b in boards) else 1
-
-
-def import_plugins(modules: list[str]) -> None:
-    """Import modules that register scorers (a team's own), with a one-line error when one fails."""
-    for name in modules:
-        try:
-            import_module(name)
-        except Exception as exc:
-            raise CommandError(f"--import {name}: {type(exc).__name__}: {exc}") from None
 
 
 def load_targets(args) -> tuple[list[Any], list[str]]:

@@ -34,6 +34,7 @@ UNREADABLE = "could not be read or scored"
 def register(sub) -> None:
 
     from .audit import add_audit_flags
+    from .plugins import add_import_flag
     from .settings_flags import add_settings_flags
 
     p = sub.add_parser(
@@ -53,6 +54,7 @@ def register(sub) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_settings_flags(p)
     add_audit_flags(p)
+    add_import_flag(p)
     p.set_defaults(func=run)
 
 

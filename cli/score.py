@@ -26,6 +26,7 @@ from schemas.rollouts import RecordError, read_record, write_record
 from .audit import Auditor, add_audit_flags, audited, score_chunk_against
 from .errors import CommandError
 from .output import refuse_overwriting_input, replacing_output
+from .plugins import add_import_flag
 from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
 
@@ -48,6 +49,7 @@ def register(sub) -> None:
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
     add_settings_flags(p)
     add_audit_flags(p)
+    add_import_flag(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_engine(p)
     p.set_defaults(func=run)

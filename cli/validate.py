@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .errors import CommandError
+from .plugins import add_import_flag
 
 EXIT_ERRORS = 1
 
@@ -28,6 +29,7 @@ def register(sub) -> None:
                    help="more files whose prompts must not reappear (e.g. the validation set)")
     p.add_argument("--no-gold-check", action="store_true", help="skip scoring each gold against itself")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
+    add_import_flag(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 

@@ -5,7 +5,8 @@ a misspelt name wastes a whole training run, so the error lists the closest regi
 
 Names ending in `*` are prefixes (`aime*` matches `aime2024`); exact names win over prefixes, and
 longer prefixes over shorter. Third-party packages register through the entry-point group
-`verl_rewards.scorers`: the entry point's name is the data_source, its object the scorer.
+`verl_rewards.scorers`: the entry point's name is the data_source, its object the scorer (or a
+scorer that registers that name itself when imported, with its own options). docs/custom-scorers.md.
 """
 
 from __future__ import annotations
@@ -215,5 +216,8 @@ def _ensure_loaded() -> None:
             import_module(module)
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             fn: Callable = ep.load()
+            known = _entries.get(ep.name)
+            if known is not None and (known.scorer is fn or inspect.ismodule(fn)):
+                continue  # importing it registered the name, with its own options (answer_format, ...)
             register_scorer(ep.name, scorer=fn)
         _loaded = True
