@@ -4,8 +4,9 @@ Only presentation is removed: math delimiters, `\\left`/`\\right`, spacing comma
 `\\text{}` wrappers, units and degree signs, thousands separators, `$`, percent signs, a trailing
 period. Nothing that changes a value is rewritten: `50\\%` becomes `50` (never `0.5`), and a decimal
 stays a decimal. Spellings other readers disagree on are written the one way they mean: e-notation
-as its exact decimal, plain-text `sqrt(2)`/`**` as LaTeX, degree-minute-second angles as degrees,
-`x_1` as `x_{1}`. The result is `pred` in the scorer's result and the input of every comparison.
+as its exact decimal, plain-text math (`sqrt(2)`, `pi/3`, `exp(2)`, `**`: see plain_math) as LaTeX,
+degree-minute-second angles as degrees, `x_1` as `x_{1}`. The result is `pred` in the scorer's
+result and the input of every comparison.
 What is stripped as a unit (a unit word, `\\text{}` unit, `\\$`, `\\%`, a trailing degree sign) is read
 on the way out by `read_answer`, in one spelling (`units.fold`), so that the scorer can refuse two
 answers whose units contradict (`5\\text{ m}` against `5\\text{ km}`).
@@ -20,6 +21,7 @@ from functools import lru_cache
 from ..number_text import E_NOTATION, VALUE_WORDS, format_number, number_value
 from . import units
 from .extract import matching_brace
+from .plain_math import plain_math
 
 _UNICODE = {
     "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ",
@@ -80,7 +82,6 @@ _LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|t
 _PROSE_THEN_MATH = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
 # e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
 _E_NUMBER = re.compile(rf"(?<![\w.\\]){E_NOTATION}(?![\w.])")
-_PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 # `x_1` is `x_{1}`: one spelling of a one-character subscript.
 _SHORT_SUBSCRIPT = re.compile(r"_([A-Za-z0-9])")
@@ -98,7 +99,7 @@ _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\not\s*=", r"\\neq "), (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
     (r"\\lbrace(?![a-zA-Z])", r"\\{"), (r"\\rbrace(?![a-zA-Z])", r"\\}"),
     (r"\\lbrack(?![a-zA-Z])", "["), (r"\\rbrack(?![a-zA-Z])", "]"),
-    (r"\\(?:infinity|infin)(?![a-zA-Z])|(?<![\\a-zA-Z])(?:infinity|inf)(?![a-zA-Z])", r"\\infty "),
+    (r"\\(?:infinity|infin)(?![a-zA-Z])|(?<![\\a-zA-Z])(?:infinity|inf|oo)(?![a-zA-Z])", r"\\infty "),
     (r"\+\s*\\infty", r"\\infty"), (r"\\varnothing(?![a-zA-Z])", r"\\emptyset "),
     (r"\\dots[bc]?(?![a-zA-Z])|\\[lc]dots(?![a-zA-Z])", r"\\ldots "),
     (r"\\mathbb\s*\{?R\}?|\u211d", r"(-\\infty,\\infty)"),
@@ -256,39 +257,6 @@ def repair_gold_escapes(gold: str) -> str:
     if "\\\\" not in gold or "\\begin" in gold:
         return gold
     return _DOUBLED_COMMAND.sub(r"\\", gold)
-
-
-def plain_math(s: str) -> str:
-    """Plain-text math as models write it outside LaTeX (`sqrt(2)`, `2**(1/4)`, `(3*sqrt(5))/7`),
-    rewritten as the LaTeX it means (`\\sqrt{2}`, `2^{1/4}`); it is then read like any answer, by
-    our parsers, never evaluated."""
-    if "sqrt" not in s and "**" not in s:
-        return s
-    while (found := _PLAIN_SQRT.search(s)) is not None:
-        close = _matching_paren(s, found.end() - 1)
-        if close < 0:
-            break
-        s = f"{s[:found.start()]}\\sqrt{{{s[found.end():close]}}}{s[close + 1:]}"
-    s = s.replace("**", "^")
-    at = 0
-    while (at := s.find("^(", at)) >= 0:
-        close = _matching_paren(s, at + 1)
-        if close < 0:
-            break
-        s = f"{s[:at]}^{{{s[at + 2:close]}}}{s[close + 1:]}"
-    return s
-
-
-def _matching_paren(s: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(s)):
-        if s[i] == "(":
-            depth += 1
-        elif s[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
 
 
 def _unwrap_box(s: str) -> str:

@@ -149,8 +149,8 @@ def _float(t: Tree, point: dict[str, float]) -> complex:
         return complex(math.e)
     if op == "i":
         return 1j  # the imaginary unit, as the sympy check reads it
-    if op == "neg":
-        return -_float(t[1], point)
+    if op == "neg":  # 0 - v, not -v: -(1+0j) is -1-0j, on the far side of the log's branch cut
+        return 0 - _float(t[1], point)
     if op in ("+", "-", "*", "/"):
         a, b = _float(t[1], point), _float(t[2], point)
         return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a / b
