@@ -31,7 +31,8 @@ from rewards.math.units import contradict, fold
     (r"45 \text{ degrees Celsius}", "45", "degC"),
     (r"45^{\circ}\text{F}", "45", "degF"),
     ("12days", "12", "day"),
-    (r"3\pi m", r"3\pi", "m"),
+    (r"3\pi cm", r"3\pi", "cm"),
+    (r"6\pi h^2", r"6\pi h^2", None),  # one letter after \pi is a factor (LaTeX needs the space)
     ("9 (apples)", "9", "apple"),
     ("5", "5", None),
     (r"\frac{1}{2}", r"\frac{1}{2}", None),

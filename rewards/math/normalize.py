@@ -231,6 +231,8 @@ def _symbol_unit(s: str, marks: list[str | None]) -> str:
     value = s[:found.start()].rstrip()
     if not _CONSTANT_END.search(value) or re.search(r"[a-zA-Z]", _COMMAND_NAME.sub("", value)):
         return s
+    if len(found.group(1)) == 1 and value.endswith("\\pi"):
+        return s  # `6\pi h^2`: LaTeX needs a space after `\pi`, so one letter there is a factor, not set off
     marks.append(units.fold(found.group(0)))
     return value
 
