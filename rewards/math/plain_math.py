@@ -58,13 +58,14 @@ def plain_math(s: str) -> str:
     s = _rewrite_words(s, 0)
     s = s.replace("**", "^")
     s = _EXPONENT.sub(_braced_exponent, s)
-    at = 0
-    while (at := s.find("^(", at)) >= 0:
-        close = matching_paren(s, at + 1)
-        if close < 0:
-            break
-        s = f"{s[:at]}^{{{s[at + 2:close]}}}{s[close + 1:]}"
-    return s
+    if "^(" not in s:
+        return s
+    chars = list(s)
+    closers = _closers(s)
+    for at in range(1, len(s)):
+        if s[at] == "(" and s[at - 1] == "^" and at in closers:
+            chars[at], chars[closers[at]] = "{", "}"  # `2^(1/4)` -> `2^{1/4}`: same length, indices hold
+    return "".join(chars)
 
 
 def _braced_exponent(m: re.Match) -> str:
@@ -77,6 +78,7 @@ def _rewrite_words(s: str, depth: int) -> str:
     """Constants and calls, left to right; a call's arguments are rewritten the same way."""
     out: list[str] = []
     pos = 0
+    closers = _closers(s)
     while (m := _SCAN.search(s, pos)) is not None:
         out.append(s[pos:m.start()])
         pos = m.end()
@@ -87,7 +89,7 @@ def _rewrite_words(s: str, depth: int) -> str:
         if word in _CONSTANTS:
             out.append(_CONSTANTS[word])
             continue
-        call = _call(s, word, m.end(), depth)
+        call = _call(s, word, m.end(), depth, closers)
         if call is None:
             out.append(word)
             continue
@@ -97,13 +99,13 @@ def _rewrite_words(s: str, depth: int) -> str:
     return "".join(out)
 
 
-def _call(s: str, name: str, at: int, depth: int) -> tuple[str, int] | None:
+def _call(s: str, name: str, at: int, depth: int, closers: dict[int, int]) -> tuple[str, int] | None:
     """The LaTeX of the call of `name` whose tail starts at `at`, and where the call ends; None when
     what follows is not a call we read (no parentheses, a base on anything but `log`, extra arguments)."""
     tail = _CALL_TAIL.match(s, at)
     if tail is None or depth >= MAX_DEPTH:
         return None
-    close = matching_paren(s, tail.end() - 1)
+    close = closers.get(tail.end() - 1, -1)
     if close < 0:
         return None
     args = split_top(s[tail.end():close], ",")
@@ -126,14 +128,13 @@ def _call(s: str, name: str, at: int, depth: int) -> tuple[str, int] | None:
     return f"{head}({inner})", close + 1
 
 
-def matching_paren(s: str, open_at: int) -> int:
-    """The index of the `)` closing the `(` at `open_at`, or -1."""
-    depth = 0
-    for i in range(open_at, len(s)):
-        if s[i] == "(":
-            depth += 1
-        elif s[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+def _closers(s: str) -> dict[int, int]:
+    """Each `(` that is closed, mapped to its `)`: one pass, so no call scans the text again."""
+    found: dict[int, int] = {}
+    open_at: list[int] = []
+    for i, ch in enumerate(s):
+        if ch == "(":
+            open_at.append(i)
+        elif ch == ")" and open_at:
+            found[open_at.pop()] = i
+    return found
