@@ -40,6 +40,14 @@ def register(sub) -> None:
     p.add_argument("--no-wait", action="store_true", help="with --ray-address: submit and return without following the logs")
     p.add_argument("--skip-data-check", action="store_true", help="do not open the data files (they exist only on the cluster)")
     p.add_argument("--no-memory-check", action="store_true", help="report a memory overflow as a warning, not an error")
+    p.add_argument("--smoke", action="store_true",
+                   help="rehearse this run on the GPUs here in minutes: the same config with the model shrunk "
+                        "(2 layers, random weights), the smallest batches, 2 steps, a few validation rows and a "
+                        "checkpoint; prints pass or the first failure")
+    p.add_argument("--smoke-dir", metavar="DIR", help="with --smoke: where the shrunk model, log, dumps and "
+                                                      "checkpoint go (default: a new temporary folder)")
+    p.add_argument("--smoke-timeout", type=float, default=1200, metavar="S",
+                   help="with --smoke: give up after S seconds (default 1200)")
     p.add_argument("--json", action="store_true",
                    help="print the plan as JSON and launch nothing (as --dry-run; with --emit the script is "
                         "written too)")
@@ -84,6 +92,8 @@ def run(args) -> int:
     except PresetError as exc:
         raise CommandError(str(exc)) from None
     plan = _plan(args, preset)
+    if args.smoke:
+        return _smoke(args, preset, plan)
 
     from .launch.command import ray_submit_argv, render_command, render_script, write_script
     argv = ray_submit_argv(args.ray_address, plan.argv, args.no_wait) if args.ray_address else plan.argv
@@ -144,6 +154,53 @@ def _plan(args, preset):
         return make_plan(request)
     except (OverrideError, VerlMissingError) as exc:
         raise CommandError(str(exc)) from None
+
+
+def _smoke(args, preset, plan) -> int:
+    """Plan the full run, then the same run made small, then run that one for real (see launch/smoke.py)."""
+    import copy
+    from .launch import smoke
+    from .launch.command import count_local_gpus, local_argv
+
+    if not plan.ok:   # the full run's own checks: the failure it would hit, found with no GPU
+        print(f"smoke: FAIL before launch: {plan.errors[0].message}")
+        return 1
+    gpus = min(count_local_gpus() or plan.parallel.gpus_per_node, plan.parallel.gpus_per_node)
+    split = smoke.smoke_split(plan.cfg, gpus)
+    folder = smoke.smoke_folder(args.smoke_dir, preset.name)
+    try:
+        config = smoke.source_config(plan.model, preset.model, preset.model_config, args.model_config)
+        tokenizer_from = smoke.write_shrunk_model(plan.model, config, folder / "model", split.widest)
+    except smoke.SmokeError as exc:
+        raise CommandError(str(exc)) from None
+    small_args = copy.copy(args)
+    small_args.model, small_args.model_config = str(folder / "model"), None
+    small_args.overrides = [*(args.overrides or []),
+                            *smoke.smoke_overrides(plan.cfg, split, folder, byte_tokenizer="tiny" in tokenizer_from)]
+    small = _plan(small_args, preset)
+    print(f"smoke: {preset.name} on {split.world} GPU(s), model {plan.model} shrunk to 2 layers in {folder / 'model'} "
+          f"with {tokenizer_from}")
+    if args.dry_run or args.json:
+        from .launch.command import render_command
+        from .launch.plan_text import render_plan
+        print(json.dumps(small.to_dict(), indent=2, default=str) if args.json
+              else render_plan(small) + "\n\nCommand:\n" + render_command(small.argv))
+        return 0 if small.ok else 2
+    if not small.ok:
+        print(f"smoke: FAIL before launch: {small.errors[0].message}")
+        return 1
+    from .launch.env import check_environment
+    _, missing = check_environment(small.cfg, launching=True)
+    if missing:
+        print(f"smoke: FAIL before launch: this machine lacks {', '.join(missing)}, which verl's {small.strategy} "
+              f"engine needs to train")
+        return 1
+    reward_path = str(small.cfg.reward.custom_reward_function.get("path") or "")
+    print("smoke: launching verl", flush=True)
+    result = smoke.run_smoke(local_argv(small.argv), folder, args.smoke_timeout,
+                             reward_module=reward_path.removeprefix("pkg://").removesuffix(".py"))
+    print(result.summary())
+    return 0 if result.ok else 1
 
 
 def _launch(args, plan, argv) -> int:

@@ -90,3 +90,15 @@ def test_preset_file_with_unknown_field(tmp_path):
     path.write_text("model: m\ntrain_files: a\nval_files: b\noverides: {}\n")
     with pytest.raises(PresetError, match="unknown field"):
         load_preset(str(path))
+
+
+def test_run_folders_are_made_absolute_like_data_paths(tmp_path, monkeypatch):
+    """verl's Ray actors write the dumps and checkpoints from their own working directory."""
+    from cli.launch.plan import Request, build_overrides
+    monkeypatch.chdir(tmp_path)
+    request = Request(preset=load_preset("tiny-gsm8k-grpo"),
+                      overrides=["trainer.validation_data_dir=val dumps", "trainer.default_local_dir=${oc.env:CKPT}"])
+    items = build_overrides(request)
+    assert items.get("trainer.rollout_data_dir").value == str(tmp_path / "runs/tiny-gsm8k-grpo/rollouts")
+    assert items.get("trainer.validation_data_dir").value == hydra_value(str(tmp_path / "val dumps"))
+    assert items.get("trainer.default_local_dir").value == "${oc.env:CKPT}"   # resolved where verl runs

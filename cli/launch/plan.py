@@ -24,6 +24,8 @@ from .presets import STRATEGIES, Preset
 
 ENTRY = ("python3", "-m", "verl.trainer.main_ppo")
 REWARD_KWARGS = "reward.custom_reward_function.reward_kwargs"
+RUN_DIRS = ("trainer.rollout_data_dir", "trainer.validation_data_dir", "trainer.default_local_dir")
+"""Folders a run writes: a relative one is made absolute here, as data paths are."""
 
 
 @dataclass
@@ -158,6 +160,11 @@ def build_overrides(request: Request, dropped: list[str] | None = None) -> Overr
         if override.key.startswith(REWARD_KWARGS + ".") and override.prefix == "":
             override = Override(override.key, override.value, "+", "cli")   # verl's config declares no reward_kwargs
         items.set(override)
+    for key in RUN_DIRS:   # written by verl's Ray actors, whose working directory is not this one
+        given = items.get(key)
+        if given is not None and given.value not in (None, "null", "") and "${" not in given.value:
+            path = _absolute(given.value.strip("'"), may_be_hub_id=False)
+            items.set(Override(key, hydra_value(path), given.prefix, given.source))
     return items
 
 

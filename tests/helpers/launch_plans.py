@@ -21,6 +21,7 @@ PRESET_MODEL = {
     "qwen2.5-0.5b-ppo-gsm8k": "Qwen2.5-0.5B-Instruct",
     "qwen2.5-vl-3b-geo3k-grpo": "Qwen2.5-VL-3B-Instruct",
     "qwen2.5-vl-3b-geo3k-grpo-megatron": "Qwen2.5-VL-3B-Instruct",
+    "tiny-gsm8k-grpo": "tiny-gsm8k",
 }
 
 

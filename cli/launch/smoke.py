@@ -1,0 +1,327 @@
+"""`rewards train PRESET --smoke`: the preset's own run, rehearsed on the GPUs at hand in minutes.
+
+A full run fails late and expensively: a reward path that does not import, a data file without
+`reward_model`, a chat template that breaks on the prompts, a config key verl refuses, an engine that
+runs out of memory. The rehearsal runs the same composed config through verl's real `main_ppo` with
+only what costs time made small: the model shrunk from its own config (2 layers, a narrow width,
+random weights, the model's own tokenizer when it is on this machine), batches cut to the smallest
+sizes that keep verl's divisibility rules, 2 steps, validation on a handful of rows, one checkpoint.
+Anything else that fails here fails there, and is reported as one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .model import find_config, local_model_dir, read_config
+
+STEPS = 2
+VAL_ROWS = 8
+LAYERS = 2
+WIDTH = 256          # hidden size of the shrunk model: 4 heads of 64
+HEAD_DIM = 64
+BYTES_PER_TOKEN = 6  # a BPE token of English or LaTeX is at most a few bytes on average
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
+                   "merges.txt", "tokenizer.model", "added_tokens.json", "chat_template.jinja",
+                   "chat_template.json", "generation_config.json")
+
+
+class SmokeError(RuntimeError):
+    """The rehearsal could not be set up (one sentence)."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str       # what broke, in words a user searches for
+    line: str       # the log line that says so
+
+    def sentence(self) -> str:
+        return f"{self.kind}: {self.line}"
+
+
+# What a failed verl run says first, and what it means. The earliest line with a known cause wins.
+def _causes(reward_module: str) -> tuple[tuple[str, re.Pattern], ...]:
+    top = re.escape(reward_module.split(".")[0]) if reward_module else r"\w+"
+    return (
+        ("the reward function does not import", re.compile(
+            rf"Object not found in module: object_name|No module named '{top}[.']|Reward function file .* not found")),
+        ("the data does not fit verl's row schema", re.compile(
+            r"KeyError: '(reward_model|ground_truth|prompt|data_source|extra_info)'")),
+        ("the chat template fails on the prompts", re.compile(
+            r"TemplateError|TemplateSyntaxError|UndefinedError|chat[_ ]template")),
+        ("a config key or value verl refuses", re.compile(
+            r"ConfigAttributeError|ConfigKeyError|Could not override|is not in struct|Missing mandatory value")),
+        ("out of GPU memory", re.compile(
+            r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|"
+            r"insufficient GPU memory|CUBLAS_STATUS_ALLOC_FAILED")),
+    )
+
+
+_ERROR_LINE = re.compile(r"\b([A-Z]\w*(Error|Exception|Exit)|AssertionError|Traceback)\b")
+_NOISE = re.compile(r"DataLoader worker \(pid|Warning|warning|WARN|ignored|deprecat", re.I)
+_STEP = re.compile(r"\bstep:(\d+)\b")
+
+
+def first_failure(log: str, reward_module: str = "") -> Failure | None:
+    """The earliest line of a verl log that names a failure, with its cause when it is a known one
+    (`reward_module`: the module of reward.custom_reward_function.path, so that its ImportError is told
+    apart from any other)."""
+    lines = [line.strip() for line in log.splitlines()]
+    causes = _causes(reward_module)
+    for line in lines:
+        if not _ERROR_LINE.search(line) or _NOISE.search(line) or line.startswith("Traceback"):
+            continue
+        for kind, pattern in causes:
+            if pattern.search(line):
+                return Failure(kind, _clip(line))
+    for line in lines:
+        if _ERROR_LINE.search(line) and not _NOISE.search(line) and not line.startswith("Traceback"):
+            return Failure("verl failed", _clip(line))
+    return None
+
+
+def _clip(line: str, limit: int = 300) -> str:
+    line = re.sub(r"^\(\w+ pid=\d+(, ip=[\d.]+)?\)\s*", "", line)   # Ray's actor prefix
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def steps_done(log: str) -> int:
+    return max((int(m.group(1)) for m in _STEP.finditer(log)), default=0)
+
+
+# ---- the shrunk model ------------------------------------------------------------------------
+
+def source_config(model: str, preset_model: str, preset_config: Mapping[str, Any],
+                  explicit: str | None = None) -> dict[str, Any]:
+    """The model's own config.json: on this machine, else the one recorded in the preset."""
+    found = find_config(model, explicit)
+    if found is not None:
+        return read_config(found)
+    if model == preset_model and preset_config:
+        return dict(preset_config)
+    raise SmokeError(f"cannot find config.json for {model} on this machine to shrink it: pass --model-config")
+
+
+def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
+    """The same architecture, 2 layers and heads of 64 wide: 4 heads, or as many as the tensor-parallel
+    size `tp` splits; grouped-query attention stays grouped where the split allows."""
+    if "vision_config" in config or "text_config" in config:
+        raise SmokeError("--smoke shrinks text-only models; this preset's model has a vision tower "
+                         "(rehearse it with --model pointing at a small model of the same family)")
+    out = dict(config)
+    heads = int(config.get("num_attention_heads") or 4)
+    grouped = int(config.get("num_key_value_heads") or heads) < heads
+    new_heads = max(4, tp)
+    out["num_attention_heads"] = new_heads
+    out["num_key_value_heads"] = max(2, tp) if grouped and new_heads % max(2, tp) == 0 else new_heads
+    out["hidden_size"] = new_heads * HEAD_DIM
+    if "head_dim" in config:
+        out["head_dim"] = HEAD_DIM
+    out["intermediate_size"] = 2 * out["hidden_size"]
+    out["num_hidden_layers"] = LAYERS
+    for key in ("layer_types", "max_window_layers"):   # per-layer settings sized by the old depth
+        if isinstance(config.get(key), list):
+            out[key] = config[key][:LAYERS]
+        elif key in config:
+            out[key] = LAYERS
+    out.pop("dtype", None)
+    out["torch_dtype"] = "bfloat16"
+    return out
+
+
+def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int = 1) -> str:
+    """A random-weight copy of the model's architecture in `out`, with the model's own tokenizer when this
+    machine has it (else the tiny byte-level one). Returns where the tokenizer came from."""
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM
+    except ImportError as exc:
+        raise SmokeError(f"--smoke builds a small model and needs torch and transformers here ({exc})") from None
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = shrunk_config(config, tp)
+    own = local_model_dir(model)
+    if own is not None and any((own / name).is_file() for name in TOKENIZER_FILES[:5]):
+        for name in TOKENIZER_FILES:
+            if (own / name).is_file():
+                shutil.copy2(own / name, out / name)
+        tokenizer_from = f"the model's own tokenizer ({own})"
+    else:
+        from .tiny_model import build_tokenizer, save_tokenizer
+        tokenizer = build_tokenizer()
+        save_tokenizer(tokenizer, out)
+        cfg.update(vocab_size=len(tokenizer), eos_token_id=tokenizer.eos_token_id,
+                   pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.pad_token_id)
+        tokenizer_from = "the tiny byte-level tokenizer (the model's own is not on this machine)"
+    known = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "torch_dtype")}
+    try:
+        hf_config = AutoConfig.for_model(str(cfg["model_type"]), **known)
+    except (ValueError, KeyError) as exc:
+        raise SmokeError(f"transformers here cannot build a {cfg.get('model_type')} model ({exc})") from None
+    torch.manual_seed(0)
+    net = AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16)
+    net.save_pretrained(out, safe_serialization=True)
+    # The model's own config keys, not this transformers version's spelling of them.
+    (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+    return tokenizer_from
+
+
+# ---- the cut-down run ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SmokeSplit:
+    """The rehearsal's GPUs: the preset's parallel sizes capped at the GPUs at hand."""
+    world: int
+    tp: int             # the training engine's tensor-parallel size (1 for FSDP)
+    rollout_tp: int
+
+    @property
+    def dp(self) -> int:
+        return self.world // self.tp
+
+    @property
+    def widest(self) -> int:
+        """The largest split the shrunk model's heads must allow."""
+        return max(self.tp, self.rollout_tp)
+
+
+def smoke_split(cfg: Any, gpus: int) -> SmokeSplit:
+    world = max(1, gpus)
+    megatron = cfg.actor_rollout_ref.actor.strategy == "megatron"
+    tp = _divisor(_int(cfg.actor_rollout_ref.actor.megatron.tensor_model_parallel_size) if megatron else 1, world)
+    return SmokeSplit(world, tp, _divisor(_int(cfg.actor_rollout_ref.rollout.tensor_model_parallel_size), world))
+
+
+def _divisor(size: int, world: int) -> int:
+    size = min(size, world)
+    while world % size:
+        size -= 1
+    return size
+
+
+def smoke_overrides(cfg: Any, split: SmokeSplit, folder: Path, byte_tokenizer: bool = False) -> list[str]:
+    """Overrides that make the composed run small and short without breaking a divisibility rule.
+
+    One prompt per data-parallel rank a step (train batch = mini-batch = dp), one sample per micro-batch,
+    parallel sizes capped at the GPUs at hand, and the run's folders moved into `folder`. With the tiny
+    byte-level tokenizer standing in for the model's own, prompt room is multiplied by BYTES_PER_TOKEN
+    (the model's real prompt lengths were checked by the plan of the full run).
+    """
+    megatron = cfg.actor_rollout_ref.actor.strategy == "megatron"
+    tp, dp = split.tp, split.dp
+    out = [
+        "trainer.nnodes=1", f"trainer.n_gpus_per_node={split.world}",
+        f"data.train_batch_size={dp}", f"actor_rollout_ref.actor.ppo_mini_batch_size={dp}",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1",
+        f"actor_rollout_ref.rollout.tensor_model_parallel_size={split.rollout_tp}",
+        f"data.train_max_samples={dp * STEPS}", f"data.val_max_samples={VAL_ROWS}",
+        f"trainer.total_training_steps={STEPS}", f"trainer.test_freq={STEPS}", f"trainer.save_freq={STEPS}",
+        "trainer.val_before_train=true", "trainer.resume_mode=disable", "trainer.logger=[console]",
+        f"trainer.rollout_data_dir={folder / 'rollouts'}", f"trainer.validation_data_dir={folder / 'validation'}",
+        f"trainer.default_local_dir={folder / 'checkpoints'}",
+    ]
+    if byte_tokenizer:
+        prompt = _int(cfg.data.max_prompt_length) * BYTES_PER_TOKEN
+        out.append(f"data.max_prompt_length={prompt}")
+        if cfg.actor_rollout_ref.rollout.get("max_model_len"):
+            out.append(f"actor_rollout_ref.rollout.max_model_len={prompt + _int(cfg.data.max_response_length)}")
+    if megatron:
+        for role in ("actor", "ref"):
+            out += [f"actor_rollout_ref.{role}.megatron.tensor_model_parallel_size={tp}",
+                    f"actor_rollout_ref.{role}.megatron.pipeline_model_parallel_size=1",
+                    f"actor_rollout_ref.{role}.megatron.context_parallel_size=1"]
+    if cfg.critic.get("enable"):
+        out += [f"critic.ppo_mini_batch_size={dp}", "critic.ppo_micro_batch_size_per_gpu=1"]
+        if megatron:
+            out += [f"critic.megatron.tensor_model_parallel_size={tp}",
+                    "critic.megatron.pipeline_model_parallel_size=1"]
+    return out
+
+
+def _int(value: Any) -> int:
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return 1
+
+
+def smoke_folder(requested: str | None, preset_name: str) -> Path:
+    if requested:
+        folder = Path(requested).expanduser().resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return Path(tempfile.mkdtemp(prefix=f"rewards-smoke-{preset_name}-"))
+
+
+@dataclass
+class SmokeResult:
+    ok: bool
+    seconds: float
+    steps: int
+    log: Path
+    failure: Failure | None = None
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"smoke: pass ({self.steps} steps, validation and a checkpoint) in {self.seconds:.0f} s; log {self.log}"
+        what = self.failure.sentence() if self.failure else "verl exited without a known error line"
+        return f"smoke: FAIL after {self.seconds:.0f} s: {what} (log {self.log})"
+
+
+def run_smoke(argv: list[str], folder: Path, timeout_s: float, reward_module: str = "") -> SmokeResult:
+    """Run verl, its output to `folder/smoke.log`; pass means exit 0 after every step and a checkpoint."""
+    log_path = folder / "smoke.log"
+    start = time.monotonic()
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            code = None
+        except BaseException:
+            _stop(proc)
+            raise
+    seconds = time.monotonic() - start
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    steps = steps_done(text)
+    saved = any((folder / "checkpoints").glob("global_step_*"))
+    if code == 0 and steps >= STEPS and saved:
+        return SmokeResult(True, seconds, steps, log_path)
+    failure = first_failure(text, reward_module)
+    if failure is None:
+        if code is None:
+            failure = Failure("it did not finish", f"no result after {timeout_s:.0f} s (raise --smoke-timeout)")
+        elif code == 0:
+            failure = Failure("verl stopped early", f"exit 0 after {steps} of {STEPS} steps"
+                                                    + ("" if saved else ", no checkpoint written"))
+        else:
+            failure = Failure("verl failed", f"exit status {code}, no error line in the log")
+    return SmokeResult(False, seconds, steps, log_path, failure)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End verl and everything it started (Ray, vLLM) — it runs in its own process group."""
+    import os
+    import signal
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    print(f"rewards train: verl (pid {proc.pid}) did not stop", file=sys.stderr)

@@ -1,0 +1,166 @@
+"""`rewards train PRESET --smoke`: the rehearsal's plan composes with verl for every preset, its
+failures are named in one sentence, and the process it starts is always ended."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from cli.launch import smoke
+from cli.launch.presets import load_preset, preset_names
+from cli.main import main
+from tests.helpers.launch_plans import PRESET_MODEL, model_dirs, gsm8k_files  # noqa: F401 (fixtures)
+
+pytest.importorskip("verl")
+pytest.importorskip("transformers")
+
+VISION = {name for name in PRESET_MODEL if "-vl-" in name}
+
+
+@pytest.mark.parametrize("name", sorted(set(preset_names()) - VISION))
+def test_smoke_plan_of_every_text_preset_composes_and_verl_accepts_it(name, gsm8k_files, model_dirs, tmp_path,
+                                                                     capsys):
+    train, val = gsm8k_files
+    local = ["--model", str(model_dirs["tiny-gsm8k"])] if name.startswith("tiny") else []   # a local-path preset
+    code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
+                 "--smoke-dir", str(tmp_path), *local])
+    out = capsys.readouterr().out
+    plan = json.loads(out[out.index("{"):])
+    assert code == 0, plan["findings"]
+    assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
+    command = dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
+    assert command["trainer.total_training_steps"] == str(smoke.STEPS)
+    assert command["trainer.default_local_dir"] == str(tmp_path / "checkpoints")
+    assert command["trainer.resume_mode"] == "disable"
+    assert command["actor_rollout_ref.model.path"] == str(tmp_path / "model")
+    preset = load_preset(name)
+    for key in ("algorithm.adv_estimator", "actor_rollout_ref.rollout.name", "actor_rollout_ref.rollout.n"):
+        assert command[key] == str(preset.overrides[key]).lower()      # the preset's own recipe is kept
+    shrunk = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert shrunk["num_hidden_layers"] == smoke.LAYERS and shrunk["hidden_size"] == smoke.WIDTH
+    assert shrunk["model_type"] == preset.model_config["model_type"]
+
+
+@pytest.mark.parametrize("name", sorted(VISION))
+def test_smoke_of_a_vision_preset_says_what_it_cannot_shrink(name, gsm8k_files, tmp_path, capsys):
+    train, val = gsm8k_files
+    code = main(["train", name, "--smoke", "--dry-run", "--train-files", str(train), "--val-files", str(val),
+                 "--smoke-dir", str(tmp_path), "--skip-data-check"])
+    assert code == 2
+    assert "vision tower" in capsys.readouterr().err
+
+
+def test_smoke_uses_the_models_own_tokenizer_when_it_is_here(model_dirs, gsm8k_files, tmp_path, capsys):
+    train, val = gsm8k_files
+    own = model_dirs["Qwen2.5-0.5B-Instruct"]
+    code = main(["train", "qwen2.5-0.5b-ppo", "--smoke", "--dry-run", "--model", str(own), "--strategy", "fsdp",
+                 "--train-files", str(train), "--val-files", str(val), "--smoke-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"the model's own tokenizer ({own})" in out
+    assert (tmp_path / "model" / "tokenizer_config.json").read_bytes() == (own / "tokenizer_config.json").read_bytes()
+    shrunk = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert shrunk["vocab_size"] == json.loads((own / "config.json").read_text())["vocab_size"]
+
+
+def test_a_broken_full_plan_fails_the_smoke_before_any_gpu(gsm8k_files, model_dirs, tmp_path, capsys):
+    train, val = gsm8k_files
+    code = main(["train", "tiny-gsm8k-grpo", "--smoke", "--train-files", str(train), "--val-files", str(val),
+                 "--model", str(model_dirs["tiny-gsm8k"]), "--smoke-dir", str(tmp_path), "data.train_batch_size=3"])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert out.startswith("smoke: FAIL before launch:") and "train_batch_size" in out
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize("log, kind", [
+    ("(TaskRunner pid=812) AttributeError: Object not found in module: object_name='compute_scor', "
+     "module_path='pkg://rewards.verl'.", "the reward function does not import"),
+    ("ModuleNotFoundError: No module named 'rewards.nope'", "the reward function does not import"),
+    ("(TaskRunner pid=3) KeyError: 'reward_model'", "the data does not fit verl's row schema"),
+    ("jinja2.exceptions.TemplateError: System role not supported", "the chat template fails on the prompts"),
+    ("omegaconf.errors.ConfigAttributeError: Key 'bogus' is not in struct", "a config key or value verl refuses"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "out of GPU memory"),
+    ("ValueError: No available memory for the cache blocks.", "out of GPU memory"),
+    ("RuntimeError: something else broke", "verl failed"),
+])
+def test_first_failure_names_the_cause(log, kind):
+    noise = "INFO 12:00 vllm starting\nUserWarning: ModuleNotFoundError is only a warning here\nTraceback (most recent call last):\n"
+    failure = smoke.first_failure(noise + log + "\nRuntimeError: a later consequence", reward_module="rewards.verl")
+    assert failure is not None and failure.kind == kind
+    assert "pid=" not in failure.line
+
+
+def test_another_modules_import_error_is_not_blamed_on_the_reward():
+    failure = smoke.first_failure("ModuleNotFoundError: No module named 'flash_attn'", reward_module="rewards.verl")
+    assert failure.kind == "verl failed"
+
+
+def _script(tmp_path, body: str) -> list[str]:
+    path = tmp_path / "fake_verl.py"
+    path.write_text(textwrap.dedent(body))
+    return [sys.executable, str(path)]
+
+
+def test_run_smoke_passes_only_after_every_step_and_a_checkpoint(tmp_path):
+    argv = _script(tmp_path, f"""
+        import os, sys
+        print("step:1 - critic/score/mean:0.1"); print("step:2 - critic/score/mean:0.2")
+        os.makedirs(os.path.join({str(tmp_path)!r}, "checkpoints", "global_step_2"))
+    """)
+    result = smoke.run_smoke(argv, tmp_path, timeout_s=60)
+    assert result.ok and result.steps == 2, result.summary()
+    assert result.summary().startswith("smoke: pass")
+
+
+def test_run_smoke_without_a_checkpoint_is_a_failure(tmp_path):
+    argv = _script(tmp_path, 'print("step:1 - x:1"); print("step:2 - x:1")')
+    result = smoke.run_smoke(argv, tmp_path, timeout_s=60)
+    assert not result.ok and "no checkpoint" in result.summary()
+
+
+def test_run_smoke_reports_the_first_failure_of_the_run(tmp_path):
+    argv = _script(tmp_path, """
+        import sys
+        print("(TaskRunner pid=1) KeyError: 'reward_model'", flush=True)
+        print("RuntimeError: worker died", flush=True)
+        sys.exit(1)
+    """)
+    result = smoke.run_smoke(argv, tmp_path, timeout_s=60)
+    assert not result.ok
+    assert result.failure.kind == "the data does not fit verl's row schema"
+    assert "KeyError: 'reward_model'" in result.summary()
+
+
+def test_run_smoke_ends_the_whole_process_group_at_its_timeout(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    argv = _script(tmp_path, f"""
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        time.sleep(300)
+    """)
+    result = smoke.run_smoke(argv, tmp_path, timeout_s=3)
+    assert not result.ok and "did not finish" in result.summary()
+    import os
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.kill(child, 0)
+            import time
+            time.sleep(0.1)
+
+
+def test_shrunk_config_keeps_grouped_attention_and_per_layer_lists():
+    qwen3 = {"model_type": "qwen3", "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+             "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28, "max_window_layers": 28,
+             "layer_types": ["full_attention"] * 28, "vocab_size": 151936}
+    out = smoke.shrunk_config(qwen3)
+    assert (out["num_attention_heads"], out["num_key_value_heads"], out["head_dim"]) == (4, 2, 64)
+    assert out["layer_types"] == ["full_attention"] * 2 and out["max_window_layers"] == 2
+    assert out["vocab_size"] == 151936
+    with pytest.raises(smoke.SmokeError, match="vision tower"):
+        smoke.shrunk_config({**qwen3, "vision_config": {}})
