@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from importlib import import_module
+from typing import Iterator
 
-from .errors import CommandError
+from .errors import EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED, EXIT_USAGE, CommandError, Terminated
 from .plugins import import_plugins
+from .terminal import Printable
 
 # Module names under cli/, in the order `rewards --help` lists them.
 COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge", "tiny_model",
@@ -29,22 +34,54 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    args = parse(build_parser(), argv)
+    with _printable_streams(), _sigterm_raises():
+        args = parse(build_parser(), argv)
+        try:
+            import_plugins(getattr(args, "imports", []))  # `--import MODULE`: scorers registered first
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # inside the try: a reader that left (`| head`) surfaces here, not at exit
+            return status
+        except BrokenPipeError:
+            # The reader closed the pipe: stop quietly, as a shell tool does (128 + SIGPIPE). Python
+            # flushes stdout again at exit, so point it at devnull first, or that flush raises too.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_PIPE
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        except Terminated:
+            print(f"rewards {args.command}: terminated (SIGTERM); no output was left half-written", file=sys.stderr)
+            return EXIT_TERMINATED
+        except CommandError as exc:
+            print(f"rewards {args.command}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+
+
+@contextmanager
+def _printable_streams() -> Iterator[None]:
+    """Messages and summaries without the data's control characters (cli/terminal.py)."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Printable(sys.stdout), Printable(sys.stderr, keep_cr=True)
     try:
-        import_plugins(getattr(args, "imports", []))  # `--import MODULE`: scorers registered first
-        status = int(args.func(args) or 0)
-        sys.stdout.flush()  # inside the try: a reader that left (`| head`) surfaces here, not at exit
-        return status
-    except BrokenPipeError:
-        # The reader closed the pipe: stop quietly, as a shell tool does (128 + SIGPIPE). Python
-        # flushes stdout again at exit, so point it at devnull first, or that flush raises too.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    except KeyboardInterrupt:
-        return 130
-    except CommandError as exc:
-        print(f"rewards {args.command}: {exc}", file=sys.stderr)
-        return 2
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C, so that open outputs remove their temporary files."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:

@@ -63,7 +63,7 @@ def run(args) -> int:
     from schemas.reader import UnreadableFile, read_rows
 
     from .audit import Auditor
-    from .output import refuse_overwriting_input, replacing_output
+    from .output import HTML, refuse_overwriting_input, write_output
 
     if args.file == "-" and not args.output:
         raise CommandError("reading standard input: name the page with -o")
@@ -81,8 +81,7 @@ def run(args) -> int:
             page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit, auditor.audit)
     except (UnreadableFile, SettingsError) as exc:
         raise CommandError(str(exc)) from None
-    with ExitStack() as stack:
-        replacing_output(stack, output).write(page)  # renamed onto `output` only when complete
+    write_output(output, page, HTML, inputs=[args.file])  # renamed onto `output` only when complete
     summary = sys.stderr if output == "-" else sys.stdout  # `-o -`: stdout is the page alone
     if args.json:  # one JSON document, in place of the summary lines, so that it can be parsed
         print(json.dumps(numbers, ensure_ascii=False, default=str), file=summary)

@@ -19,13 +19,13 @@ from typing import Any, Iterable, Iterator, TextIO
 
 from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
-from rewards.result import RESULT_KEYS, Result, Verdict, failed
+from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
-from schemas.rollouts import RecordError, read_record, write_record
+from schemas.rollouts import RecordError, json_line, read_record, write_record
 
 from .audit import Auditor, add_audit_flags, audited, score_chunk_against
 from .errors import CommandError
-from .output import refuse_overwriting_input, replacing_output
+from .output import JSON_LINES, open_output, refuse_overwriting_input
 from .plugins import add_import_flag
 from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
@@ -86,7 +86,7 @@ def _run(args) -> int:
     except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
-        sink = replacing_output(stack, args.output) if args.output else None
+        sink = open_output(stack, args.output, JSON_LINES, inputs=[args.file]) if args.output else None
         rows = _with_progress(stack, rows, args)
         if args.ray is not None:
             scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers,
@@ -259,13 +259,9 @@ def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: s
 
 def _write_line(sink: TextIO, row: dict[str, Any]) -> None:
     try:
-        line = json.dumps(row, ensure_ascii=False)
-    except (RecursionError, ValueError):  # a value json can read but not write back (deep nesting)
-        line = json.dumps({k: row[k] for k in RESULT_KEYS if k in row} | {"input": "(row too deep to write)"})
-    try:
-        sink.write(line + "\n")
+        sink.write(json_line(row) + "\n")
     except UnicodeEncodeError:  # a lone surrogate ("\\ud800" in the input): keep it as an escape
-        sink.write(json.dumps(row, ensure_ascii=True) + "\n")
+        sink.write(json_line(row, ascii=True) + "\n")
 
 
 def _source_label(row: Any, default: str | None) -> str:

@@ -12,6 +12,15 @@ same way. Two promises:
 - A file that cannot be read at all (missing, a folder that holds no step dumps, UTF-16, binary, a
   damaged parquet or gzip stream) raises `UnreadableFile` with one line naming the file.
 
+Limits, so that memory is bounded by them and not by the input (docs/cli.md states them):
+- a line longer than MAX_LINE_BYTES (64 MB) is not read: its row is an error row that says so (the
+  rest of the line is skipped in small pieces, never held);
+- a parquet row whose cells hold more than MAX_ROW_BYTES (64 MB) is an error row; a row group with
+  a page larger than that (one huge cell: pyarrow would decompress it whole) is not read, and each
+  of its rows is an error row that says why;
+- after MAX_ERROR_RUN (1,000) unreadable lines in a row, the rest of that run (a million blank lines
+  in a 1 KB gzip) is one error row counting them, not one row each.
+
 The format is decided by content, not by name: gzip and parquet by their magic bytes, so `x.jsonl`
 that is really gzip still reads. A folder is read as verl's `trainer.rollout_data_dir` /
 `validation_data_dir` dumps: its `<step>.jsonl` files in step order, each row tagged with its step.
@@ -36,6 +45,11 @@ UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
 PARQUET_BATCH = 1024
+MAX_LINE_BYTES = 64 * 2**20
+MAX_ROW_BYTES = 64 * 2**20
+MAX_ERROR_RUN = 1000
+SKIP_PIECE = 2**20  # the rest of an over-long line is read and dropped this much at a time
+SHOWN = 200  # characters of an over-long line kept in its error row
 DECODER = json.JSONDecoder(strict=False)  # a raw tab or CR inside a string is kept, not an error; built once
 SNIFF = 8192  # bytes looked at to call a file binary
 TEXT_BYTES = bytes([9, 10, 13, *range(32, 256)])  # what a text file is made of; the rest are control bytes
@@ -149,17 +163,60 @@ def _peek(stream: IO[bytes], n: int) -> bytes:
 
 def _stream_rows(stream: IO[bytes], name: str, step: int | None) -> Iterator[InputRow]:
     number = 0
+    run, past = 0, None  # unreadable lines in a row; the first one past MAX_ERROR_RUN
     try:
-        for number, data in enumerate(stream, start=1):  # binary iteration splits on b"\n" only
+        for number, (data, size) in enumerate(_bounded_lines(stream), start=1):
             if number == 1 and data.startswith(UTF8_BOM):
                 data = data[len(UTF8_BOM):]
-            if data.endswith(b"\n"):
-                data = data[:-1]
-                if data.endswith(b"\r"):  # a CRLF file: the CR belongs to the line ending
-                    data = data[:-1]
-            yield parse_line(data, f"{name} line {number}", step)
+            where = f"{name} line {number}"
+            if size is not None:
+                row = InputRow(where, error=f"{where}: longer than the {MAX_LINE_BYTES // 2**20} MB limit of one "
+                                            f"line ({size:,} bytes); not read",
+                               text=data[:SHOWN].decode("utf-8", "backslashreplace") + "...", step=step)
+            else:
+                row = parse_line(data, where, step)
+            if row.error is None:
+                if past is not None:
+                    yield _run_row(name, past, number - 1, number - past[0], step)
+                run, past = 0, None
+                yield row
+                continue
+            run += 1
+            if run <= MAX_ERROR_RUN:
+                yield row
+            elif past is None:
+                past = (number, row.error)
+        if past is not None:
+            yield _run_row(name, past, number, number + 1 - past[0], step)
     except (OSError, EOFError, zlib.error) as exc:  # gzip stream damaged or cut short
         raise UnreadableFile(f"{name}: cannot read past line {number}: {first_line(exc)}") from None
+
+
+def _bounded_lines(stream: IO[bytes]) -> Iterator[tuple[bytes, int | None]]:
+    """(line without its line ending, None), or (its first bytes, its size) for a line longer than
+    MAX_LINE_BYTES, which is skipped in pieces. Lines end at `\n` only; a CR before it is dropped."""
+    while data := stream.readline(MAX_LINE_BYTES + 1):
+        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+            size, piece = len(data), data
+            while piece and not piece.endswith(b"\n"):
+                piece = stream.readline(SKIP_PIECE)
+                size += len(piece)
+            yield data[:SHOWN * 4], size - piece.endswith(b"\n")
+            continue
+        if data.endswith(b"\n"):
+            data = data[:-1]
+            if data.endswith(b"\r"):  # a CRLF file: the CR belongs to the line ending
+                data = data[:-1]
+        yield data, None
+
+
+def _run_row(name: str, past: tuple[int, str], last: int, count: int, step: int | None) -> InputRow:
+    """One error row for the unreadable lines of a run past MAX_ERROR_RUN (`past`: the first of them,
+    and its error), so that a file of a million blank lines is not a million rows."""
+    where = f"{name} lines {past[0]}-{last}"
+    reason = past[1].split(": ", 1)[-1]
+    return InputRow(where, error=f"{where}: {count:,} more unreadable lines after {MAX_ERROR_RUN:,} in a row, "
+                                 f"not listed one by one (the first: {reason})", step=step)
 
 
 def _check_text(stream: IO[bytes], name: str) -> None:
@@ -205,15 +262,56 @@ def _parquet_rows(path: Path) -> Iterator[InputRow]:
         parquet = pq.ParquetFile(path)
     except Exception as exc:
         raise UnreadableFile(f"{path}: not a readable parquet file ({first_line(exc)})") from None
-    return _parquet_batches(parquet, str(path))
+    return _parquet_batches(parquet, path)
 
 
-def _parquet_batches(parquet, name: str) -> Iterator[InputRow]:
-    index = 0
+def _parquet_batches(parquet, path: Path) -> Iterator[InputRow]:
+    name, index = str(path), 0
     try:
-        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH):
-            for row in batch.to_pylist():
-                yield InputRow(f"{name} row {index}", value=row)
-                index += 1
+        for group in range(parquet.metadata.num_row_groups):
+            too_big = _oversized_page(parquet.metadata.row_group(group), path)
+            if too_big:
+                for _ in range(parquet.metadata.row_group(group).num_rows):
+                    where = f"{name} row {index}"
+                    yield InputRow(where, error=f"{where}: not read: {too_big}")
+                    index += 1
+                continue
+            for batch in parquet.iter_batches(batch_size=PARQUET_BATCH, row_groups=[group]):
+                for row in _batch_rows(batch):
+                    where = f"{name} row {index}"
+                    yield InputRow(where, value=row) if not isinstance(row, int) else InputRow(
+                        where, error=f"{where}: its cells hold {row:,} bytes, over the "
+                                     f"{MAX_ROW_BYTES // 2**20} MB limit of one row; not read")
+                    index += 1
     except Exception as exc:  # pyarrow raises its own types for damaged pages
         raise UnreadableFile(f"{name}: cannot read past row {index}: {first_line(exc)}") from None
+
+
+def _oversized_page(group, path: Path) -> str | None:
+    """Why a row group is not read (a page over MAX_ROW_BYTES, which pyarrow would decompress whole),
+    or None. Only column chunks over the limit in all are scanned (schemas/parquet_pages.py)."""
+    from .parquet_pages import largest_page
+
+    for j in range(group.num_columns):
+        column = group.column(j)
+        if column.total_uncompressed_size <= MAX_ROW_BYTES:
+            continue
+        start = column.data_page_offset
+        if column.has_dictionary_page and column.dictionary_page_offset:
+            start = min(start, column.dictionary_page_offset)
+        with open(path, "rb") as handle:
+            page = largest_page(handle, start, column.total_compressed_size)
+        if page > MAX_ROW_BYTES:
+            return (f"column `{column.path_in_schema}` has a page of {page:,} bytes in this row group, over the "
+                    f"{MAX_ROW_BYTES // 2**20} MB limit of one cell (no row of the group is read)")
+    return None
+
+
+def _batch_rows(batch) -> Iterator[Any]:
+    """The batch's rows as dicts; a row whose cells hold more than MAX_ROW_BYTES is its size instead."""
+    if batch.nbytes <= MAX_ROW_BYTES:
+        yield from batch.to_pylist()
+        return
+    for i in range(batch.num_rows):
+        row = batch.slice(i, 1)
+        yield row.nbytes if row.nbytes > MAX_ROW_BYTES else row.to_pylist()[0]

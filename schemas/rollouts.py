@@ -9,6 +9,10 @@ Accepted inputs, so that files from every common source score without conversion
 
 from __future__ import annotations
 
+import base64
+import datetime
+import decimal
+import json
 from typing import Any, Mapping
 
 from rewards.result import RESULT_KEYS
@@ -69,10 +73,42 @@ def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any
 
 def write_record(row: Any, result: Mapping[str, Any]) -> dict[str, Any]:
     """The input row with the result keys added; input values those keys (WRITTEN_KEYS) would hide,
-    or leave stale, move to prev_*."""
+    or leave stale, move to prev_*, unless the row already has that prev_* (a file scored before):
+    the original reward is kept."""
     out = dict(row) if isinstance(row, Mapping) else {"input": row}
     for key in WRITTEN_KEYS:
         if key in out:
-            out[PREVIOUS_PREFIX + key] = out.pop(key)
+            out.setdefault(PREVIOUS_PREFIX + key, out.pop(key))
     out.update(result)
     return out
+
+
+def json_line(row: Mapping[str, Any], ascii: bool = False) -> str:
+    """`row` as one line of JSON (no newline). Values JSON has no type for (parquet's binary, date,
+    time, timestamp, decimal, duration columns) take the forms docs/cli.md states: bytes as base64
+    text, dates and times as ISO 8601 text, a decimal as its exact digits, a duration as seconds.
+    A row too deep to write keeps its result keys; `ascii` escapes every non-ASCII character (for a
+    row holding a lone surrogate, which UTF-8 cannot encode)."""
+    try:
+        return json.dumps(row, ensure_ascii=ascii, default=json_form)
+    except (RecursionError, ValueError):  # a value json can read but not write back (deep nesting)
+        return json.dumps({k: row[k] for k in RESULT_KEYS if k in row} | {"input": "(row too deep to write)"})
+
+
+def json_form(value: Any) -> Any:
+    """The stated JSON form of a value `json` cannot write (a `default=` hook for json.dumps)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if hasattr(value, "item") and callable(value.item):  # a numpy scalar
+        return value.item()
+    if hasattr(value, "tolist") and callable(value.tolist):  # a numpy array
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} has no JSON form")
