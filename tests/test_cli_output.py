@@ -46,14 +46,26 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-@pytest.mark.skipif(not os.access("/dev/null", os.W_OK), reason="needs a writable /dev/null")
+def device(folder: Path, name: str, minor: int) -> Path:
+    """A private copy of /dev/null (minor 3) or /dev/full (minor 7), so that a failing run replaces
+    this node, never the machine's own."""
+    node = folder / name
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here ({exc})")
+    return node
+
+
 def test_a_device_node_is_written_in_place_and_keeps_its_kind(tmp_path, capsys):
     """As root, `-o /dev/null` replaced the machine's /dev/null with a regular 0644 file."""
-    before = os.stat("/dev/null")
-    assert main(["score", str(rows_file(tmp_path / "in.jsonl")), "-o", "/dev/null", "-q"]) == 0
-    after = os.stat("/dev/null")
+    null = device(tmp_path, "null", 3)
+    before = os.stat(null)
+    assert main(["score", str(rows_file(tmp_path / "in.jsonl")), "-o", str(null), "-q"]) == 0
+    after = os.stat(null)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
     assert stat.S_IMODE(after.st_mode) == stat.S_IMODE(before.st_mode)
+    assert leftovers(tmp_path) == []
 
 
 def test_a_fifo_with_a_reader_receives_every_row_and_stays_a_fifo(tmp_path, capsys):
@@ -92,8 +104,11 @@ def test_process_substitution_and_dev_stdout_are_written_directly(tmp_path):
             break
         time.sleep(0.1)
     assert len(gzip.decompress(out.read_bytes()).splitlines()) == 3
-    done = rewards("score", tmp_path / "in.jsonl", "-o", "/dev/stdout", "-q")
+    link = tmp_path / "stdout"  # a link to /dev/stdout (never the machine's own, should a run replace it)
+    link.symlink_to("/dev/stdout")
+    done = rewards("score", tmp_path / "in.jsonl", "-o", link, "-q")
     assert done.returncode == 0 and sum('"verdict"' in line for line in done.stdout.splitlines()) == 3
+    assert link.is_symlink()
 
 
 def test_a_symlink_to_a_file_keeps_the_link_and_replaces_its_target(tmp_path, capsys):
@@ -154,11 +169,10 @@ def test_a_full_disk_is_one_line_exit_2_and_leaves_the_old_file(tmp_path, comman
     assert leftovers(tmp_path) == []
 
 
-def test_dev_full_is_one_line_exit_2(tmp_path):
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full")
-    done = rewards("score", rows_file(tmp_path / "in.jsonl", 50), "-o", "/dev/full", "-q")
+def test_a_full_device_is_one_line_exit_2(tmp_path):
+    done = rewards("score", rows_file(tmp_path / "in.jsonl", 50), "-o", device(tmp_path, "full", 7), "-q")
     assert "No space left on device" in one_line_error(done)
+    assert stat.S_ISCHR(os.stat(tmp_path / "full").st_mode)
 
 
 def test_sigterm_leaves_no_temporary_file_and_the_old_output(tmp_path):
