@@ -189,11 +189,10 @@ def _smoke(args, preset, plan) -> int:
     if not small.ok:
         print(f"smoke: FAIL before launch: {small.errors[0].message}")
         return 1
-    from .launch.env import check_environment
+    from .launch.env import check_environment, missing_sentence
     _, missing = check_environment(small.cfg, launching=True)
     if missing:
-        print(f"smoke: FAIL before launch: this machine lacks {', '.join(missing)}, which verl's {small.strategy} "
-              f"engine needs to train")
+        print(f"smoke: FAIL before launch: {missing_sentence(missing, small.strategy)}")
         return 1
     reward_path = str(small.cfg.reward.custom_reward_function.get("path") or "")
     print("smoke: launching verl", flush=True)
@@ -217,13 +216,13 @@ def _launch(args, plan, argv) -> int:
     elif found < per_node:
         raise CommandError(f"this machine has {found} GPU(s) but the run asks for trainer.n_gpus_per_node={per_node}: "
                            f"lower --gpus-per-node or launch on a bigger node")
-    from .launch.env import check_environment
+    from .launch.env import check_environment, missing_sentence
     findings, missing = check_environment(plan.cfg, launching=True)
     for finding in findings:
         print(f"rewards train: {finding}", file=sys.stderr)
     if missing:
-        raise CommandError(f"this machine lacks {', '.join(missing)}, which verl's {plan.strategy} engine needs to train: "
-                           f"install them here (verl's extras list the tested versions) or use --ray-address")
+        raise CommandError(missing_sentence(missing, plan.strategy) + ": install them here (verl's extras list the "
+                                                                     "tested versions) or use --ray-address")
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)

@@ -250,3 +250,17 @@ def test_the_docs_table_shows_these_measurements():
     shown = sorted((float(c[3]), float(c[4])) for c in cells)
     recorded = sorted((round(r["peak_mib"] / 1024, 1), round(estimate_row(r), 1)) for r in _measured_rows())
     assert shown == recorded
+
+
+def test_flash_attn_is_required_unless_the_run_asks_for_sdpa_without_remove_padding():
+    """verl 0.9.1's FSDP workers default the model's attention to flash_attention_2; a node without
+    flash-attn fails inside the actor's start, minutes into the run."""
+    from cli.launch.env import missing_sentence, requirements
+    default = plan_for("qwen2.5-0.5b-ppo", strategy="fsdp")   # verl's defaults: flash_attention_2, unpadded
+    assert "flash-attn" in [r.package for r in requirements(default.cfg)]
+    padded_sdpa = plan_for("tiny-gsm8k-grpo")
+    assert "flash-attn" not in [r.package for r in requirements(padded_sdpa.cfg)]
+    unpadded_sdpa = plan_for("tiny-gsm8k-grpo", "actor_rollout_ref.model.use_remove_padding=true")
+    assert "flash-attn" in [r.package for r in requirements(unpadded_sdpa.cfg)]
+    sentence = missing_sentence(["flash-attn"], "fsdp")
+    assert "attn_implementation=sdpa" in sentence and "use_remove_padding=false" in sentence

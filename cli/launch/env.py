@@ -45,9 +45,25 @@ def _installed(package: str) -> str | None:
         return None
 
 
+FLASH_ATTN_WHY = ("attention kernels: verl's FSDP engine sets the model's attention to flash_attention_2 unless "
+                  "+actor_rollout_ref.model.override_config.attn_implementation=sdpa, and its padding-free "
+                  "batches (use_remove_padding) use flash-attn too; without it, set both that and "
+                  "actor_rollout_ref.model.use_remove_padding=false")
+
+
+def needs_flash_attn(cfg: Any) -> bool:
+    """verl 0.9.1's FSDP workers build the HF model with `override_config.attn_implementation`, defaulting
+    to flash_attention_2; remove-padding batches unpad with flash-attn's kernels."""
+    model = cfg.actor_rollout_ref.model
+    attention = (model.get("override_config") or {}).get("attn_implementation", "flash_attention_2")
+    return attention == "flash_attention_2" or bool(model.get("use_remove_padding"))
+
+
 def requirements(cfg: Any) -> list[Requirement]:
     if str(cfg.actor_rollout_ref.actor.strategy) != "megatron":   # FSDP: torch and transformers train
         needed = [("torch", "everything"), ("transformers", "FSDP training engine")]
+        if needs_flash_attn(cfg):
+            needed.append(("flash-attn", FLASH_ATTN_WHY))
         rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
         if rollout in ("vllm", "sglang"):
             needed.append((rollout, "rollout engine"))
@@ -82,3 +98,12 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
         findings.append(note("versions", f"not installed on this machine, needed on the GPU nodes: {', '.join(missing)}"
                                          + (f" (verl 0.9.1 pins {pinned})" if pinned else "")))
     return findings, missing
+
+
+def missing_sentence(missing: list[str], strategy: str) -> str:
+    """One sentence naming what this machine lacks to train, with flash-attn's way around it."""
+    text = f"this machine lacks {', '.join(missing)}, which verl's {strategy} engine needs to train"
+    if "flash-attn" in missing:
+        text += (" (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
+                 "actor_rollout_ref.model.use_remove_padding=false)")
+    return text
