@@ -54,9 +54,9 @@ FLASH_ATTN_WHY = ("attention kernels: verl's FSDP engine sets the model's attent
 def needs_flash_attn(cfg: Any) -> bool:
     """verl 0.9.1's FSDP workers build the HF model with `override_config.attn_implementation`, defaulting
     to flash_attention_2; remove-padding batches unpad with flash-attn's kernels."""
-    model = cfg.actor_rollout_ref.model
-    attention = (model.get("override_config") or {}).get("attn_implementation", "flash_attention_2")
-    return attention == "flash_attention_2" or bool(model.get("use_remove_padding"))
+    models = [cfg.actor_rollout_ref.model] + ([cfg.critic.model] if cfg.critic.get("enable") else [])
+    return any((model.get("override_config") or {}).get("attn_implementation", "flash_attention_2")
+               == "flash_attention_2" or bool(model.get("use_remove_padding")) for model in models)
 
 
 def requirements(cfg: Any) -> list[Requirement]:
@@ -105,5 +105,5 @@ def missing_sentence(missing: list[str], strategy: str) -> str:
     text = f"this machine lacks {', '.join(missing)}, which verl's {strategy} engine needs to train"
     if "flash-attn" in missing:
         text += (" (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
-                 "actor_rollout_ref.model.use_remove_padding=false)")
+                 "actor_rollout_ref.model.use_remove_padding=false, and the same two for critic.model with a critic)")
     return text
