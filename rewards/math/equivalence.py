@@ -96,6 +96,8 @@ def compare(pred: Node, gold: Node, value_eq: ValueEq) -> Tri:
             inner = group.items[0]
             return compare(pred, inner, value_eq) if group is gold else compare(inner, gold, value_eq)
         return False
+    if gold.vector and (pred.kind, pred.brackets) in (("list", ""), ("bracketed", "[]")):
+        pred = Group("tuple", pred.items, "()")  # the gold asks for a vector: `1, 2` lists its entries in order
     if pred.kind != gold.kind or pred.brackets != gold.brackets:
         return False
     if len(pred.items) != len(gold.items) or len(gold.items) > MAX_ITEMS:

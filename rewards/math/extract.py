@@ -43,6 +43,19 @@ _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]")
 _WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\s(?:I hope|which|because|since)\b")
+# A label just before a box (`y_1 = \boxed{…}`, `\( y_2 = \boxed{…}`): boxes that each carry one are
+# joined across it, and keep it (`y_1 = \boxed{a} \text{ and } y_2 = \boxed{b}` is `y_1=a, y_2=b`).
+_BOX_LABEL = re.compile(r"(?<![A-Za-z\\])([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*=\s*(?:\\[(\[]\s*|\$\s*)?$")
+_LABEL_WINDOW = 40
+# In a gold, boxes are one answer unless a sentence ends between them (`\boxed{1} papers and
+# \boxed{2} bins` is `1, 2`): a gold never corrects itself, so words between its boxes name parts.
+_GOLD_BREAK = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
+_GOLD_GAP = 200
+# JSON written twice doubles every backslash: `\\boxed{\\frac{3}{4}}`.
+_SINGLE_COMMAND = re.compile(r"(?<!\\)\\[a-zA-Z]")
+_DOUBLED_COMMAND = re.compile(r"(?<!\\)\\\\[a-zA-Z]")
+# A box whose closing brace was escaped by a stray backslash (`\boxed{185\}` at the end of a response).
+_STRAY_CLOSE_TAIL = " \t\n$."
 
 
 class Box(NamedTuple):
@@ -140,8 +153,20 @@ def _read_box(text: str, at: int) -> Box | None:
         return _bare_box(text, at, i)
     close = matching_brace(text, i)
     if close < 0:
-        return Box(at, len(text), None)
+        return _stray_close(text, at, i)
     return Box(at, close + 1, text[i + 1:close])
+
+
+def _stray_close(text: str, at: int, i: int) -> Box:
+    """`\\boxed{185\\}` ending the text: the `\\}` closes the box (a backslash typed before it), when
+    nothing in the box opens a set `\\{` it could close and every other brace is balanced. Any
+    other unclosed box has no content (a response cut off mid-answer)."""
+    end = len(text.rstrip(_STRAY_CLOSE_TAIL))
+    if end - 2 > i and text.startswith("\\}", end - 2) and text[end - 3] != "\\":
+        inner = text[i + 1:end - 2]
+        if "\\{" not in inner and _scan_braces(inner, 0, len(inner), 1) == (-1, 1):
+            return Box(at, end, inner)
+    return Box(at, len(text), None)
 
 
 def _bare_box(text: str, at: int, i: int) -> Box:
@@ -201,30 +226,55 @@ def _scan_braces(text: str, start: int, stop: int, depth: int) -> tuple[int, int
     return -1, depth
 
 
-def boxed_answer(text: str, box: Box | None = None) -> tuple[str | None, bool]:
+def boxed_answer(text: str, box: Box | None = None, gold: bool = False) -> tuple[str | None, bool]:
     """The final boxed answer and whether any box command was seen.
 
     Boxes that stand side by side with only separators between them are one answer
     (`\\boxed{3}, \\boxed{5}` and `\\boxed{3} \\boxed{5}` are the list `3, 5`, so boxing every
-    option is a list, never a hit); any words in between end the answer, so a self-correction
-    never merges with what it corrects. `box` is `last_box(text)` when the caller has it already.
+    option is a list, never a hit), as are boxes that each follow a label (`x = \\boxed{3},
+    y = \\boxed{5}`, labels kept); any words in between end the answer, so a self-correction
+    never merges with what it corrects. In a `gold`, only a sentence's end does (see _GOLD_BREAK).
+    A box written with doubled backslashes throughout (`\\\\boxed{\\\\frac{3}{4}}`) is read with single
+    ones. `box` is `last_box(text)` when the caller has it already.
     """
     box = box or last_box(text)
     if box is None:
         return None, False
     if box.content is None:
         return None, True
-    parts = {box.content: None}  # insertion-ordered set: `\boxed{5}, \boxed{5}` is one answer, not two
+    doubled = box.start > 0 and text[box.start - 1] == "\\"
+    label = _label_before(text, box.start)
+    parts = {(label, box.content): None}  # insertion-ordered set: `\boxed{5}, \boxed{5}` is one answer
     while True:
         prev = last_box(text, box.start)
         if prev is None or prev.content is None:
             break
         between = text[prev.end:box.start]
-        if not _JOINER.fullmatch(between):
+        prev_label = _label_before(text, prev.start)
+        named = _BOX_LABEL.search(between[-_LABEL_WINDOW:]) if label and prev_label else None
+        if named:
+            between = between[:len(between) - len(named.group(0))]
+        if not (_JOINER.fullmatch(between) or gold and _gold_joiner(between)):
             break
-        parts.setdefault(prev.content)
-        box = prev
-    return ", ".join(reversed(parts)), True
+        parts.setdefault((prev_label, prev.content))
+        box, label = prev, prev_label
+    labelled = len(parts) > 1 and all(label for label, _ in parts)
+    answer = ", ".join(f"{label}={content}" if labelled else content for label, content in reversed(parts))
+    if doubled and _DOUBLED_COMMAND.search(answer) and not _SINGLE_COMMAND.search(answer):
+        answer = answer.replace("\\\\", "\\")
+    return answer, True
+
+
+def _gold_joiner(between: str) -> bool:
+    """Words between a gold's boxes that name parts (`papers and`), not a sentence's end or a word
+    that changes or denies a value (`\\boxed{1} no \\boxed{2}`)."""
+    return len(between) <= _GOLD_GAP and not _GOLD_BREAK.search(between) and not any(
+        w.lower() in VALUE_WORDS for w in _WORD.findall(between))
+
+
+def _label_before(text: str, at: int) -> str | None:
+    found = _BOX_LABEL.search(text[max(0, at - _LABEL_WINDOW):at])
+    return found.group(1) if found else None
 
 
 def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | None:

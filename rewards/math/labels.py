@@ -26,6 +26,8 @@ _LABEL = re.compile(
     r"(?:[A-Za-z|:'{} ]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+"
     r"|_\{[^{}]*\}|\^\{?\\prime\}?|\([A-Za-z0-9,]*\))*")
 _SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")
+# A function of one variable (`g(t)`, `f_{1}(x)`): as a label it names the same line as `y`.
+_FUNCTION_LABEL = re.compile(r"[a-zA-Z](?:_\{[^{}]*\})?\([a-zA-Z]\)")
 
 
 def is_label(text: str) -> bool:
@@ -84,7 +86,15 @@ def _align_one(pred: str, gold: str, gold_item: tuple[str | None, str]) -> tuple
         if len(split_top(pred, "=")) > 1:
             return pred, gold  # `2x=6` against `x=3`: an equation, for the equation rules
         return pred, value
-    return (pred_value, value) if pred_label == label else None
+    return (pred_value, value) if _same_quantity(pred_label, label) else None
+
+
+def _same_quantity(pred_label: str, gold_label: str) -> bool:
+    """The same label, or `y` and a function of one variable (`g(t) = 3t-1` is the line `y = 3t-1`)."""
+    if pred_label == gold_label:
+        return True
+    return {pred_label, gold_label} & {"y"} != set() and any(
+        _FUNCTION_LABEL.fullmatch(label) for label in (pred_label, gold_label))
 
 
 def _align_many(pred: str, gold_groups: list[list[str]]) -> tuple[str, str] | None:

@@ -136,6 +136,12 @@ _INNER_SPACE = re.compile(r"(?<![a-zA-Z0-9]) | (?![a-zA-Z0-9])|(?<=[a-zA-Z]) (?=
 _TRAILING = re.compile(r"(?:[\s.,;:?]|\\\\?)+$")
 _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
+_INNER_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_LEAD_IN_ONLY = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+")
+# A mixed number with a space (`2 3/4`, `-2\ 3/4`): a proper fraction after a whole number.
+_SPACED_MIXED = re.compile(r"(-?\d+) (\d+)/(\d+)")
+# A clock time with seconds or a 12-hour suffix (`14:05:00`, `2:05 P.M.`), read as 24-hour `H:MM`.
+_CLOCK = re.compile(r"(\d{1,2}):([0-5]\d)(?::([0-5]\d))?(?: ?([AaPp])\.? ?[Mm]\.?)?")
 
 
 def normalize(answer: str) -> str:
@@ -194,6 +200,10 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     s = _SPACE_RUN.sub(" ", s).strip()
     if _SPACED_THOUSANDS.fullmatch(s):
         s = s.replace(" ", "")
+    if ":" in s:
+        s = _CLOCK.sub(_clock_time, s) if _CLOCK.fullmatch(s) else s
+    if "/" in s and (mixed := _SPACED_MIXED.fullmatch(s)) and int(mixed.group(2)) < int(mixed.group(3)):
+        s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
     s = _INNER_SPACE.sub("", s)
     s = _LEADING.sub("", _TRAILING.sub("", s))
     if not listed and _GROUPED.fullmatch(s):
@@ -248,6 +258,17 @@ def _approximation(s: str) -> str:
     return s[:found.start()] if found.start() > 0 else s
 
 
+def _clock_time(m: re.Match) -> str:
+    """`2:05 P.M.` -> `14:05`, `14:05:00` -> `14:05`; seconds other than `00` stay; a 12-hour
+    suffix on an hour over 12 is not a time and is left as written."""
+    hour, minutes, seconds, half = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+    if half:
+        if not 1 <= hour <= 12:
+            return m.group(0)
+        hour = hour % 12 + (12 if half in "Pp" else 0)
+    return f"{hour}:{minutes}" + (f":{seconds}" if seconds and seconds != "00" else "")
+
+
 def _dms_degrees(m: re.Match) -> str:
     value = Fraction(m.group(1)) + Fraction(m.group(2)) / 60 + Fraction(m.group(3) or 0) / 3600
     return format_number(value)
@@ -262,15 +283,18 @@ def repair_gold_escapes(gold: str) -> str:
 
 
 def _unwrap_box(s: str) -> str:
-    """`\\boxed{\\boxed{5}}` and `\\boxed{5}` -> `5` when the box is the whole answer."""
+    """`\\boxed{\\boxed{5}}` and `\\boxed{5}` -> `5` when the box is the whole answer; a box that
+    ends the answer after lead-in words is the answer (`Final: \\fbox{12}` -> `12`), after anything
+    else it is unwrapped in place (`x = \\fbox{12}` -> `x = 12`, `not \\fbox{12}` -> `not 12`)."""
     while True:
-        head = _WRAPPED_BOX.match(s)
+        head = _WRAPPED_BOX.match(s) or _INNER_BOX.search(s)
         if not head:
             return s
         close = matching_brace(s, head.end() - 1)
         if close != len(s) - 1:
             return s
-        s = s[head.end():close].strip()
+        prefix = s[:head.start()]
+        s = ("" if not prefix or _LEAD_IN_ONLY.fullmatch(prefix) else prefix) + s[head.end():close].strip()
 
 
 def _strip_units(s: str, marks: list[str | None]) -> str:

@@ -10,7 +10,7 @@ expressions, equations, words) are compared by `equivalence`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 MAX_ITEMS = 64  # longer lists are not MATH answers; bounding them bounds the matching work
@@ -29,6 +29,7 @@ class Group:
                            # "matrix" (rows of ordered tuples)
     items: tuple
     brackets: str = ""
+    vector: bool = field(default=False, compare=False)  # a one-row or one-column matrix, or `(1,2)^T`
 
 
 Node = Leaf | Group
@@ -44,6 +45,7 @@ _GREEK = r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|rho|si
 _VARIABLE = re.compile(rf"(?:[a-zA-Z]|{_GREEK})(?:_\{{\w+\}})?(?:\([a-zA-Z]\))?")
 _RATIO = re.compile(r"-?\d+(?:\.\d+)?(?::-?\d+(?:\.\d+)?)+")
 _FLIP = {"<": ">", ">": "<", "\\leq": "\\geq", "\\geq": "\\leq"}
+_TRANSPOSED = re.compile(r"^(.+)\^\{?(?:T|\\top|\\intercal)\}?$")
 _ASSIGNED_TO = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
 
 
@@ -87,6 +89,11 @@ def _one(text: str) -> Node:
     matrix = _MATRIX.match(text)
     if matrix:
         return _matrix(matrix.group(2))
+    transposed = _TRANSPOSED.match(text)
+    if transposed:  # `(1,2)^T`: a column vector written as a row
+        row = _one(transposed.group(1))
+        if isinstance(row, Group) and row.kind in ("tuple", "bracketed") and row.brackets in ("()", "[]"):
+            return Group("tuple", row.items, "()", vector=True)
     if text.startswith("\\{") and text.endswith("\\}") and _closes_at_end(text, 1):
         inner = text[2:-2]
         parts = split_top(inner, ",;") if inner.strip() else []
@@ -174,9 +181,9 @@ def _matrix(body: str) -> Node:
     rows = [r for r in (row.strip() for row in body.split("\\\\")) if r]
     cells = [tuple(Leaf(c.strip()) for c in row.split("&")) for row in rows[:MAX_ITEMS + 1]]
     if len(cells) == 1:
-        return Group("tuple", cells[0], "()")
+        return Group("tuple", cells[0], "()", vector=True)
     if all(len(row) == 1 for row in cells):
-        return Group("tuple", tuple(row[0] for row in cells), "()")
+        return Group("tuple", tuple(row[0] for row in cells), "()", vector=True)
     return Group("matrix", tuple(Group("tuple", row, "()") for row in cells))
 
 

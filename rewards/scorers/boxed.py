@@ -13,6 +13,7 @@ worker pool, where sympy runs under a hard deadline (`Settings.timeout`).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -30,6 +31,8 @@ from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
 
+# A final-answer statement that states a value (a math span or a number), not words (`is correct`).
+_FINAL_ANSWER = re.compile(r"(?i)(?:final answer\s*(?:is|:)\s*:?[ \t]*)+(?:the\s+)?(?:final answer\s*(?:is|:)\s*:?[ \t]*)?(?:\$|\\[(\[]|[-+]?\d)")
 MAX_ANSWER_CHARS = 1000
 """Longer extracted answers are not MATH answers; refusing them bounds every later step."""
 MAX_NESTING = 40
@@ -104,6 +107,9 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
     if statement is not None and (box is None or statement[1] > box.start):
         return statement[0], ""
     if box is not None:
+        stated = last_statement(region, answer_line=False)
+        if stated is not None and stated[0] and stated[1] > box.end and _FINAL_ANSWER.match(region, stated[1]):
+            return stated[0], ""  # Minerva's `Final Answer: The final answer is $X$` after working boxes
         content, _ = boxed_answer(region, box)
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
@@ -120,7 +126,7 @@ _NO_GOLD = (None, None)
 @lru_cache(maxsize=8192)
 def _gold_from_text(text: str) -> tuple[str | None, str | None]:
     if "\\boxed" in text or "\\fbox" in text:
-        text = boxed_answer(text)[0] or ""  # `\boxed{1}, \boxed{2}`: boxes side by side are one list
+        text = boxed_answer(text, gold=True)[0] or ""  # `\boxed{1}, \boxed{2}`: boxes side by side are one list
     if not within_limits(text):
         return _NO_GOLD
     gold, unit = read_answer(repair_gold_escapes(text))
