@@ -33,6 +33,8 @@ from rewards.math.units import contradict, fold
     ("12days", "12", "day"),
     (r"3\pi cm", r"3\pi", "cm"),
     (r"6\pi h^2", r"6\pi h^2", None),  # one letter after \pi is a factor (LaTeX needs the space)
+    (r"\frac{\sqrt{3}}{4} s^2", r"\frac{\sqrt{3}}{4}s^2", None),  # one letter after an expression, squared: a factor
+    ("5 m", "5", "m"),
     ("9 (apples)", "9", "apple"),
     ("5", "5", None),
     (r"\frac{1}{2}", r"\frac{1}{2}", None),

@@ -120,6 +120,7 @@ _WORD_UNIT = re.compile(rf"(?<=[\d}}.)])(?:\s+|(?=[a-z]{{3}}))(?:(?:{'|'.join(_U
 # would be glued or multiplied, and the value before it has no variable to be multiplied by.
 _SYMBOL_UNIT = re.compile(r"\s+([A-Za-z]{1,3})(\^\{?[23]\}?)?$")
 _CONSTANT_END = re.compile(r"(?:[\d})]|\\pi)$")
+_PLAIN_VALUE = re.compile(r"-?\d+(?:\.\d+)?")  # a one-letter unit symbol is set off only after one (`5 m`, `12 s`)
 _COMMAND_NAME = re.compile(r"\\[a-zA-Z]+")
 # Currency signs other than `\$` (which the delimiter rule removes) and a temperature's scale.
 _CURRENCY = {"\u20ac": "euro", "\u00a3": "gbp", "\u00a5": "yen", "\u20b9": "rupee"}
@@ -234,15 +235,15 @@ def _temperature_and_degrees(s: str, marks: list[str | None]) -> str:
 
 
 def _symbol_unit(s: str, marks: list[str | None]) -> str:
-    """`3\\pi m` -> `3\\pi`: a known unit symbol after a constant (see _SYMBOL_UNIT)."""
+    """`3\\pi cm` -> `3\\pi`, `5 m` -> `5`: a known unit symbol after a constant (see _SYMBOL_UNIT)."""
     found = _SYMBOL_UNIT.search(s)
     if not found or found.group(1) not in _SHORT_UNITS:
         return s
     value = s[:found.start()].rstrip()
     if not _CONSTANT_END.search(value) or re.search(r"[a-zA-Z]", _COMMAND_NAME.sub("", value)):
         return s
-    if len(found.group(1)) == 1 and value.endswith("\\pi"):
-        return s  # `6\pi h^2`: LaTeX needs a space after `\pi`, so one letter there is a factor, not set off
+    if len(found.group(1)) == 1 and (found.group(2) or not _PLAIN_VALUE.fullmatch(value)):
+        return s  # `6\pi h^2`, `\frac{\sqrt{3}}{4} s^2`: one letter after an expression, or squared, is a factor
     marks.append(units.fold(found.group(0)))
     return value
 
