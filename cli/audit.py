@@ -11,6 +11,7 @@ direction and cause, or null where the rewards agree); a dump's own reward is al
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Iterator
 
 from rewards.reporting.audit import Audit, Comparison
@@ -74,14 +75,14 @@ class Auditor:
         if previous is None:
             return added
         try:
-            value = _number(previous)
+            value, ours = _number(previous, "previous reward"), _number(result.get("score"), "our score")
         except ValueError as exc:
             self.audit.skip(f"{where}: {exc}")
             return added
         step = step if step is not None else row.get("step")
         group = group_key(row)
         comparison = Comparison(
-            data_source=source, previous=value, score=_number(result.get("score", 0.0)),
+            data_source=source, previous=value, score=ours,
             verdict=str(result.get("verdict")), step=step,
             group=None if group is None else (step, *group[1:]), pred=str(result.get("pred") or ""),
             response=response, gold=gold, answer_format=_answer_format(source), where=where)
@@ -117,19 +118,18 @@ class _Missing(str):
     """A previous reward that is there to compare but cannot be read; its text says why."""
 
 
-def _number(value: Any) -> float:
-    import math
-
+def _number(value: Any, what: str) -> float:
+    """A reward as a float; ValueError naming `what` it is when it is no finite number."""
     if isinstance(value, _Missing):
         raise ValueError(str(value))
     if isinstance(value, (str, bytes)) or value is None:
-        raise ValueError(f"previous reward {str(value)[:40]!r} is not a number")
+        raise ValueError(f"{what} {str(value)[:40]!r} is not a number")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"previous reward of type {type(value).__name__} is not a number") from None
+        raise ValueError(f"{what} of type {type(value).__name__} is not a number") from None
     if not math.isfinite(number):
-        raise ValueError(f"previous reward {number} is not finite")
+        raise ValueError(f"{what} {number} is not finite")
     return number
 
 

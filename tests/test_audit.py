@@ -326,3 +326,67 @@ def test_groups_of_a_step_are_dropped_when_the_next_step_starts():
     assert numbers["groups"] == 150 and numbers["groups_sign_changed"] == 150
     assert advantage_signs([1.0, 0.0, 1.0, 0.0]) == (1, -1, 1, -1)
     assert advantage_signs([-1.0, -1.0]) == (0, 0)
+
+
+@pytest.mark.parametrize("response, answer_format, gold, verdict, shape", [
+    ("<think>Let me count", "gsm8k", "5", "no_answer", "cut_off"),
+    ("so \\boxed{\\frac{1}{", "boxed", "1/2", "unparsable_pred", "cut_off"),
+    ("<think>#### 5</think> not sure", "gsm8k", "5", "no_answer", "answer_in_think"),
+    ("<think>\\boxed{5}</think> five", "boxed", "5", "correct", "answer_in_think"),
+    ("The answer is 5.", "gsm8k", "5", "correct", "no_marker"),
+    ("The final answer is $5$.", "boxed", "5", "correct", "boxed_missing"),
+    ("$\\boxed{3}$, $\\boxed{5}$", "boxed", "5", "wrong", "several_boxes"),
+    ("\\boxed{5} and again \\boxed{5}", "boxed", "5", "correct", "same_spelling"),
+    ("#### 72\n" + "check " * 60, "gsm8k", "72", "correct", "clipped"),
+    ("#### $1,080", "gsm8k", "1080", "correct", "dollar"),
+    ("\\boxed{\\$5}", "boxed", "5", "correct", "dollar"),
+    ("####72", "gsm8k", "72", "correct", "marker_spacing"),
+    ("####\n72", "gsm8k", "72", "correct", "marker_spacing"),
+    ("#### 18 - 6 = 12", "gsm8k", "18", "unparsable_pred", "not_whole_answer"),
+    ("\\boxed{5 \\text{ or } 6}", "boxed", "5", "wrong", "not_whole_answer"),
+    ("#### 1,080.00", "gsm8k", "1080", "correct", "thousands_separator"),
+    ("\\boxed{1\\,080}", "boxed", "1080", "correct", "thousands_separator"),
+    ("#### 12 apples", "gsm8k", "12", "correct", "unit"),
+    ("\\boxed{90^\\circ}", "boxed", "90", "correct", "unit"),
+    ("#### 12.0", "gsm8k", "12", "correct", "equivalent_spelling"),
+    ("\\boxed{0.5}", "boxed", "\\frac{1}{2}", "correct", "equivalent_spelling"),
+    ("#### 12", "gsm8k", "Natalia sold 12.\n#### 12", "correct", "same_spelling"),
+    ("#### 13", "gsm8k", "12", "wrong", "other"),
+    (None, "gsm8k", "12", "error", "other"),
+])
+def test_answer_shapes(response, answer_format, gold, verdict, shape):
+    from rewards.reporting.shapes import SHAPES, answer_shape
+
+    assert answer_shape(response, answer_format, gold, verdict) == shape
+    assert shape in SHAPES
+
+
+@pytest.mark.parametrize("response", [
+    "\\boxed{" * 100_000, "#### " * 100_000, "{" * 1_000_000, "\\boxed{1}, " * 50_000,
+    "<think>" + "\\boxed{2}" * 40_000 + "</think>" + "x" * 500_000, "####" + "9" * 300_000,
+])
+def test_answer_shape_is_bounded_on_pathological_responses(response):
+    import time
+
+    from rewards.reporting.shapes import answer_shape
+
+    for answer_format in ("gsm8k", "boxed"):
+        start = time.perf_counter()
+        answer_shape(response, answer_format, "12", "wrong")
+        assert time.perf_counter() - start < 2.0  # a shared, loaded machine: generous, still bounded
+
+
+def test_report_of_scored_rows_with_damaged_results(tmp_path, capsys):
+    """A scored file whose own results are damaged (our score not a number, no response) is reported;
+    those rows are counted apart, the rest compared."""
+    base = {"data_source": "openai/gsm8k", "response": "#### $12", "ground_truth": "12", "acc": 1.0,
+            "verdict": "correct", "pred": "12", "prev_score": 0.0}
+    rows = [{**base, "score": 1.0}, {**base, "score": "high"}, {**base, "score": 1.0, "prev_score": "n/a"},
+            {k: v for k, v in base.items() if k != "response"} | {"score": 1.0}]
+    path = tmp_path / "scored.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["report", str(path), "-o", str(tmp_path / "p.html"), "--json", "-q"]) == 0
+    audit = json.loads(capsys.readouterr().out)["audit"]
+    assert audit["skipped"] == 2
+    assert "our score 'high' is not a number" in audit["skipped_messages"][0]
+    assert audit["sources"]["openai/gsm8k"]["correct_but_unpaid"] == 1

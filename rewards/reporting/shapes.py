@@ -68,9 +68,9 @@ class Answer:
             at = self.region.rfind(MARKER)
             if at >= 0:
                 self.start = at
-                self.text = self.region[at + len(MARKER):at + len(MARKER) + _LINE].split("\n", 1)[0]
-                if not self.text.strip():  # `####` then the number on the next line
-                    self.text = self.region[at + len(MARKER):at + len(MARKER) + _LINE].strip().split("\n", 1)[0]
+                after = self.region[at + len(MARKER):at + len(MARKER) + _LINE]
+                line = after.split("\n", 1)[0]
+                self.text = line if line.strip() else after.strip().split("\n", 1)[0]  # `####` then a new line
             return
         self.box = last_box(self.region)
         if self.box is not None:
