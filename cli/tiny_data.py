@@ -37,7 +37,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from datasources.arithmetic import Difficulty, DifficultyError, make_problems
 
-    from .output import replacing_output
+    from .output import open_output
 
     if Path(args.output).suffix.lower() not in (".jsonl", ".json"):
         raise CommandError(f"{args.output}: name the file .jsonl (JSON lines, as `rewards prepare` reads them)")
@@ -52,7 +52,7 @@ def run(args) -> int:
     except DifficultyError as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
-        handle = replacing_output(stack, args.output)
+        handle = open_output(stack, args.output, flag="FILE")
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{args.output}: {len(rows)} problems (seed {args.seed}, numbers 1-{args.max_number}, "
