@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .compose import compose
+from .forksafe import ForkSafeLock
 from .gold import UnusableGold, canonical_gold, refusal_logged
 from .registry import ScorerEntry, get_scorer
 from .result import Result, Verdict, failed, from_reward
@@ -144,6 +144,8 @@ def _run_scorer(entry: ScorerEntry, response: Any, ground_truth: Any,
         return failed(Verdict.UNPARSABLE_GOLD, refusal_logged(exc, entry.name))
     try:
         result = entry.scorer(response, ground_truth, extra_info, settings)
+    except TimeoutError:  # the caller's own guard fired (verl's `compute_score_timeout`, SIGALRM):
+        raise             # the call ends now, and the caller's handler decides the reward
     except Exception as exc:  # a scorer bug must not stop a training step
         log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
         return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")
@@ -168,7 +170,7 @@ class _TimeoutLog:
 
     def __init__(self, every: float = 30.0):
         self.every = every
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
         self._last = float("-inf")
         self._since_last: dict[str, int] = {}
         self.total = 0

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Callable, Mapping, Protocol
 
+from .forksafe import ForkSafeLock
 from .builtins import MODULES as BUILTIN_MODULES
 from .result import Result
 from .settings import Settings
@@ -92,7 +93,7 @@ class ScorerEntry:
 
 
 _entries: dict[str, ScorerEntry] = {}   # every name and alias → its entry
-_lock = threading.RLock()
+_lock = ForkSafeLock(threading.RLock)
 _loaded = False
 
 

@@ -15,10 +15,10 @@ sampling chose a non-canonical split); or, with `length_unit=chars`, the number 
 from __future__ import annotations
 
 import re
-import threading
 from numbers import Integral
 from typing import Any, Mapping
 
+from .forksafe import ForkSafeLock
 from .region import MAX_RESPONSE_CHARS, strip_special_tokens
 from .settings import Settings, SettingsError
 from .tokenizer import cached_tokenizer
@@ -140,5 +140,5 @@ def _encoded_length(tokenizer: Any, text: str) -> int:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-_encode_lock = threading.Lock()
+_encode_lock = ForkSafeLock()
 

@@ -6,10 +6,11 @@ Loading failures become one-sentence `TokenizerError`s that name the path.
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from .forksafe import ForkSafeLock
 
 
 class TokenizerError(ValueError):
@@ -28,7 +29,7 @@ def load_tokenizer(path_or_tokenizer: Any, *, chat_template: bool = False) -> An
     return tok
 
 
-_loading = threading.Lock()
+_loading = ForkSafeLock()
 
 
 def cached_tokenizer(path: str) -> Any:

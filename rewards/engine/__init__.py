@@ -23,11 +23,11 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..forksafe import ForkSafeLock
 from .by_name import WorkerFunction
 from .config import EngineConfig, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
@@ -46,7 +46,7 @@ __all__ = [
 
 log = logging.getLogger("rewards")
 
-_lock = threading.Lock()
+_lock = ForkSafeLock()  # a child forked while a thread held it would wait forever
 _config: EngineConfig | None = None
 _pool: WorkerPool | None = None
 _inline_warned = False

@@ -16,6 +16,7 @@ zygote importing sympy) is outside deadlines.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import pickle
@@ -46,6 +47,12 @@ held answers). Growing for a queue of ordinary checks would only add processes c
 same cores."""
 RECHECK_S = 0.1
 """How often a queued caller re-checks whether the pool should grow."""
+POLL_SLICE_S = 60.0
+"""The longest single wait on a worker's pipe: longer deadlines (`inf`, 1e9 s) are waited for in
+slices (the poll takes its timeout in milliseconds as a C int, which 1e9 s overflows)."""
+
+_questions = itertools.count(1)
+"""Question ids: every request's reply carries its id (next() on a count is atomic)."""
 
 
 class PoolClosed(OSError):
@@ -123,38 +130,40 @@ class WorkerPool:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _payload(self, fn: Callable[..., Any], args: tuple, end: float) -> tuple[bytes, str | None]:
+    def _payload(self, fn: Callable[..., Any], args: tuple, end: float) -> tuple[bytes, str | None, int]:
+        """The pickled request, the function's module, and the question id its reply must carry."""
         module = getattr(fn, "__module__", None)
         if module == "__main__":
             raise ValueError(f"{getattr(fn, '__qualname__', fn)!r} is defined in __main__; workers "
                              "can only run functions from importable modules")
         cpu_seconds = min(max(end - time.monotonic(), 0.0), 3600.0) + 1.0  # backstop, see worker.py
-        payload = pickle.dumps(("call", fn, args, cpu_seconds), protocol=pickle.HIGHEST_PROTOCOL)
+        qid = next(_questions)
+        payload = pickle.dumps(("call", qid, fn, args, cpu_seconds), protocol=pickle.HIGHEST_PROTOCOL)
         if module and module not in self._preload:
             with self._cond:
                 if module not in self._preload:
                     self._preload.append(module)  # replacements warm up with it
-        return payload, module
+        return payload, module, qid
 
     def call(self, fn: Callable[..., Any], args: tuple, end: float, budget: float) -> Any:
-        """fn(*args) in a worker, answered by `end` (time.monotonic()) or WorkerTimeout then;
-        `budget` is the deadline's length, for messages."""
-        payload, module = self._payload(fn, args, end)
-        worker = self._acquire(end, budget)
-        while not self._usable(worker):
-            worker = self._acquire(end, budget)
-        self._in_time(worker, end, budget)
+        """fn(*args) in a worker, answered by `end` (time.monotonic(); `inf` for no deadline) or
+        WorkerTimeout then; `budget` is the deadline's length, for messages.
+
+        Whatever ends the wait other than the answer (the deadline, a crash, an exception a signal
+        handler raises into it: Ctrl-C, a caller's SIGALRM guard) replaces the worker, so an answer
+        still being computed can never reach the next caller; replies also carry their question's
+        id, and one for another question is dropped."""
+        payload, module, qid = self._payload(fn, args, end)
+        worker = self._borrow(end, budget)
         try:
             if module and module not in worker.modules:
                 self._import(worker, module, fn)
             self._count_call()
-            try:
-                worker.outbox.send_bytes(payload)
-                answered = worker.inbox.poll(max(end - time.monotonic(), 0.0))
-            except (OSError, EOFError):  # broken pipe: the worker is gone
-                answered = True
-            return self._reply(worker, answered, budget, fn)
-        except (WorkerTimeout, WorkerCrashed):
+            self._send(worker, payload)
+            return self._reply(self._wait(worker, qid, end), budget, fn)
+        except WorkerError:
+            raise  # an ordinary answer: the worker is fine (released below)
+        except BaseException:
             self._replace(worker)
             worker = None
             raise
@@ -166,23 +175,16 @@ class WorkerPool:
         """`call` for asyncio: the wait for a worker and for its answer are awaited on the loop."""
         import asyncio
 
-        payload, module = self._payload(fn, args, end)
-        worker = await self._acquire_async(end, budget)
-        while not self._usable(worker):
-            worker = await self._acquire_async(end, budget)
-        self._in_time(worker, end, budget)
+        payload, module, qid = self._payload(fn, args, end)
+        worker = await self._borrow_async(end, budget)
         try:
             if module and module not in worker.modules:
                 await asyncio.to_thread(self._import, worker, module, fn)
             self._count_call()
-            try:
-                worker.outbox.send_bytes(payload)
-                answered = await _readable(worker.inbox, end)
-            except (OSError, EOFError):
-                answered = True
-            return self._reply(worker, answered, budget, fn)
+            self._send(worker, payload)
+            return self._reply(await self._wait_async(worker, qid, end), budget, fn)
         except WorkerError:
-            raise  # an ordinary answer: the worker is fine (released below)
+            raise
         except BaseException:  # timeout, crash, or cancelled mid-call (its answer would go astray)
             self._replace(worker)
             worker = None
@@ -191,19 +193,41 @@ class WorkerPool:
             if worker is not None:
                 self._release(worker)
 
-    def _in_time(self, worker: _Worker, end: float, budget: float) -> None:
-        """A worker that arrived after the deadline goes back unused (sending the call would only
-        get it killed a moment later)."""
-        if time.monotonic() >= end:
+    def _borrow(self, end: float, budget: float) -> _Worker:
+        """A live worker, taken by `end`; one that died while idle is replaced and another taken."""
+        while True:
+            worker = self._acquire(end, budget)
+            if self._checked(worker, end, budget):
+                return worker
+
+    async def _borrow_async(self, end: float, budget: float) -> _Worker:
+        while True:
+            worker = await self._acquire_async(end, budget)
+            if self._checked(worker, end, budget):
+                return worker
+
+    def _checked(self, worker: _Worker, end: float, budget: float) -> bool:
+        """Whether a worker just taken can run the call: False (and replaced) when it died while
+        idle; one that arrived after the deadline goes back unused (sending the call would only
+        get it killed a moment later) and the caller times out. Never keeps a worker on raising."""
+        try:
+            usable = self._usable(worker)
+        except BaseException:
+            self._release(worker)
+            raise
+        if usable and time.monotonic() >= end:
             self._release(worker)
             with self._cond:
                 raise self._no_worker(budget)
+        return usable
 
     def _usable(self, worker: _Worker) -> bool:
         """False for a worker that died while idle (its pipe reads end-of-file; an idle worker
         never writes), which is then replaced: e.g. killed with the zygote."""
         try:
             dead = worker.inbox.poll(0)
+        except TimeoutError:
+            raise  # raised into us by a caller's signal handler, not the pipe's
         except (OSError, EOFError):
             dead = True
         if dead:
@@ -214,37 +238,77 @@ class WorkerPool:
         with self._cond:
             self.stats.calls += 1
 
+    def _send(self, worker: _Worker, payload: bytes) -> None:
+        """Send a request; a broken pipe means the worker is gone (WorkerCrashed)."""
+        try:
+            worker.outbox.send_bytes(payload)
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            raise self._crashed(worker) from None
+
     def _import(self, worker: _Worker, module: str, fn: Callable) -> None:
         """A module first needed now: imported in this worker with the start-up allowance."""
-        try:
-            worker.outbox.send_bytes(pickle.dumps(("import", module)))
-            answered = worker.inbox.poll(STARTUP_TIMEOUT)
-        except (OSError, EOFError):
-            answered = True
-        self._reply(worker, answered, STARTUP_TIMEOUT, fn)
+        qid = next(_questions)
+        self._send(worker, pickle.dumps(("import", qid, module)))
+        self._reply(self._wait(worker, qid, time.monotonic() + STARTUP_TIMEOUT), STARTUP_TIMEOUT, fn)
         worker.modules.add(module)
 
-    def _reply(self, worker: _Worker, answered: bool, budget: float, fn: Callable) -> Any:
-        if not answered:
+    def _wait(self, worker: _Worker, qid: int, end: float) -> tuple | None:
+        """The reply to question `qid` by `end`, or None at the deadline. Waits in slices, so any
+        deadline (`inf`, 1e9 s) is waited for; a reply to another question is dropped."""
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            if worker.inbox.poll(min(left, POLL_SLICE_S)):
+                reply = self._read(worker)
+                if reply[0] == "oom" or reply[1] == qid:
+                    return reply
+                self._count_stale()
+
+    async def _wait_async(self, worker: _Worker, qid: int, end: float) -> tuple | None:
+        """`_wait` on the running event loop."""
+        while True:
+            if time.monotonic() >= end:
+                return None
+            if await _readable(worker.inbox, min(end, time.monotonic() + POLL_SLICE_S)):
+                reply = self._read(worker)
+                if reply[0] == "oom" or reply[1] == qid:
+                    return reply
+                self._count_stale()
+
+    def _read(self, worker: _Worker) -> tuple:
+        try:
+            return worker.inbox.recv()
+        except TimeoutError:
+            raise  # a caller's signal handler, not the pipe
+        except (EOFError, OSError):
+            raise self._crashed(worker) from None
+
+    def _crashed(self, worker: _Worker) -> WorkerCrashed:
+        code = worker.exitcode()
+        with self._cond:
+            self.stats.crashes += 1
+        return WorkerCrashed(f"worker died during the call (exit code {code})", code)
+
+    def _count_stale(self) -> None:
+        with self._cond:
+            self.stats.stale_replies += 1
+
+    def _reply(self, reply: tuple | None, budget: float, fn: Callable) -> Any:
+        """The value of a reply, or the exception it stands for (None: the deadline passed)."""
+        if reply is None:
             with self._cond:
                 self.stats.timeouts += 1
             raise WorkerTimeout(budget, getattr(fn, "__qualname__", ""))
-        try:
-            reply = worker.inbox.recv()
-        except (EOFError, OSError):
-            code = worker.exitcode()
-            with self._cond:
-                self.stats.crashes += 1
-            raise WorkerCrashed(f"worker died during the call (exit code {code})", code) from None
         if reply[0] == "ok":
-            return reply[1]
+            return reply[2]
         if reply[0] == "oom":
             with self._cond:
                 self.stats.crashes += 1
             raise WorkerCrashed(f"worker ran out of memory (cap {self._memory_mb} MiB)")
         with self._cond:
             self.stats.errors += 1
-        raise WorkerError(reply[1], reply[2], reply[3])
+        raise WorkerError(reply[2], reply[3], reply[4])
 
     # -- borrowing -------------------------------------------------------------------------
 
@@ -290,6 +354,14 @@ class WorkerPool:
             pass
         return None
 
+    def _abandon(self, waiter: _Waiter) -> None:
+        """A caller stops waiting because of an exception: out of the queue, and any worker handed
+        over meanwhile goes to the next caller."""
+        with self._cond:
+            worker = self._give_up(waiter)
+        if worker is not None:
+            self._release(worker)
+
     def _no_worker(self, budget: float) -> Exception:
         if self._closed:
             return WorkerCrashed("the worker pool is shut down")
@@ -303,12 +375,16 @@ class WorkerPool:
                 return worker
             waiter = _Waiter()
             self._enqueue(waiter)
-        while True:
-            left = end - time.monotonic()
-            if left <= 0 or waiter.event.wait(min(left, RECHECK_S)):
-                break
-            with self._cond:
-                self._maybe_grow()
+        try:
+            while True:
+                left = end - time.monotonic()
+                if left <= 0 or waiter.event.wait(min(left, RECHECK_S)):
+                    break
+                with self._cond:
+                    self._maybe_grow()
+        except BaseException:  # raised into the wait (a signal handler): leave the queue
+            self._abandon(waiter)
+            raise
         with self._cond:
             worker = self._give_up(waiter)
             if worker is None:
@@ -335,10 +411,7 @@ class WorkerPool:
                 with self._cond:
                     self._maybe_grow()
         except BaseException:  # cancelled: hand back anything that arrived meanwhile
-            with self._cond:
-                worker = self._give_up(waiter)
-            if worker is not None:
-                self._release(worker)
+            self._abandon(waiter)
             raise
         with self._cond:
             worker = self._give_up(waiter)
@@ -497,7 +570,7 @@ class WorkerPool:
 
 
 async def _readable(conn: Connection, end: float) -> bool:
-    """Whether `conn` has data by `end`, waiting on the running event loop (no thread)."""
+    """Whether `conn` has data by `end` (finite), waiting on the running event loop (no thread)."""
     import asyncio
 
     if conn.poll(0):

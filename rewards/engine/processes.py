@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
+from ..forksafe import ForkSafeLock
 from .config import STARTUP_TIMEOUT
 from .errors import WorkerCrashed
 
@@ -76,7 +77,7 @@ class _Launcher:
         return done.result()
 
 
-_launcher_lock = threading.Lock()
+_launcher_lock = ForkSafeLock()
 _the_launcher: _Launcher | None = None
 
 

@@ -18,3 +18,6 @@ class PoolStats:
     queue_timeouts: int = 0
     grown: int = 0
     peak_workers: int = 0
+    stale_replies: int = 0
+    """Replies to another question than the one waited for, dropped (should stay 0: a worker
+    whose caller stopped waiting is replaced)."""

@@ -153,21 +153,24 @@ def run_forked(in_fd: int, out_fd: int, memory_mb: int, loaded: list[str], zygot
 
 
 def handle(data: bytes) -> bytes:
-    """Run one request; the pickled reply. Only MemoryError escapes."""
+    """Run one request, `(kind, question id, ...)`; the pickled reply carries the same id, so the
+    caller can tell its answer from any other. Only MemoryError escapes."""
+    qid = None
     try:
         message = pickle.loads(data)
+        qid = message[1]
         if message[0] == "import":
             limit_cpu(IMPORT_CPU_SECONDS)
-            import_module(message[1])
-            return pickle.dumps(("ok", None))
-        _, fn, args, cpu_seconds = message
+            import_module(message[2])
+            return pickle.dumps(("ok", qid, None))
+        _, _, fn, args, cpu_seconds = message
         limit_cpu(cpu_seconds)
         value = fn(*args)
-        return pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(("ok", qid, value), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
         raise
     except BaseException as exc:  # the caller gets the type and message as WorkerError
-        return pickle.dumps(("err", type(exc).__name__, str(exc), traceback.format_exc()))
+        return pickle.dumps(("err", qid, type(exc).__name__, str(exc), traceback.format_exc()))
 
 
 def _out_of_memory(outbox: Connection) -> None:

@@ -13,12 +13,12 @@ run summaries).
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
+from ..forksafe import ForkSafeLock
 from ..number_text import VALUE_WORDS, parse_number
 from .canonical import canonical_equal, canonical_equation
 from .identity import identical
@@ -47,7 +47,7 @@ SETTLED_BY = ("string", "rational", "canonical", "numeric", "sympy")
 the canonical form, numeric identity, or sympy in a worker (the fast path left it undecided)."""
 
 _settled: Counter = Counter()
-_settled_lock = threading.Lock()
+_settled_lock = ForkSafeLock()
 
 
 def fast_equal(pred: str, gold: str) -> Tri:

@@ -28,12 +28,12 @@ bounds, to agree with the gold beyond about 100 significant digits would be call
 from __future__ import annotations
 
 import cmath
-import threading
 from fractions import Fraction
 from functools import lru_cache
 
 from mpmath import MPContext
 
+from ..forksafe import ForkSafeLock, after_fork
 from .numeric import Refuse, Tree, read, tokens, variables
 
 PRECISIONS = (50, 120, 250)  # working precisions, decimal digits: equality needs the first two
@@ -82,10 +82,12 @@ class _Context:
 
 
 _contexts: list[tuple[_Context, ...]] = []
-_lock = threading.Lock()
+_lock = ForkSafeLock()
 """mpmath changes a context's precision while it works, so one check uses the contexts at a time;
 the work is pure Python under the GIL, so the lock costs no parallelism. Made on first use
-(a few milliseconds), not at import."""
+(a few milliseconds), not at import. A forked child makes its own: a context copied mid-check
+may be left at another precision."""
+after_fork(_contexts.clear)
 
 
 @lru_cache(maxsize=16384)

@@ -1,0 +1,240 @@
+"""The engine under attack (issue 23): exceptions during a wait, deadlines meaning "none", fork while
+threads score, a caller's own SIGALRM guard. Each test failed on the engine before the fix."""
+
+import asyncio
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from rewards import engine
+from rewards.api import compute_score, compute_score_async
+from rewards.engine import WorkerTimeout, call_bounded
+from tests.helpers import engine_funcs as f
+
+MATH = "lighteval/MATH"
+HELD = r"\boxed{\sum_{k=1}^{9000} k^{k}}"  # admitted by the cost rule, holds a worker to its deadline
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool():
+    from rewards.registry import list_scorers
+    from rewards.scorers.boxed import symbolic_verdict_bounded
+
+    list_scorers()  # the MATH scorer declares its preload before the pool starts
+    engine.configure(workers=2, max_workers=None, memory_mb=1024, inline=False)
+    engine.warm_up()
+    symbolic_verdict_bounded.cache_clear()
+    yield
+    engine.shutdown()
+
+
+def _alarm_after(seconds, exc_type=TimeoutError):
+    """A caller's own SIGALRM guard, as verl 0.9.1's `_score_timeout` installs it."""
+    def handler(signum, frame):
+        raise exc_type(f"timed out after {seconds}s")
+
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return old
+
+
+def _disarm(old):
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, old)
+
+
+# -- 1. no answer reaches a caller it was not for ------------------------------------------------
+
+@pytest.mark.parametrize("deadline", [1e9, float("inf")])
+def test_a_deadline_meaning_none_is_no_deadline_sync_and_async(deadline):
+    binom20 = compute_score(MATH, r"\boxed{\binom{20}{2}}", "190", timeout=deadline)
+    assert binom20["verdict"] == "correct"
+    # the shape that was paid: the previous sample's answer handed to the next one
+    assert compute_score(MATH, r"\boxed{\binom{40}{2}}", "781", timeout=deadline)["verdict"] == "wrong"
+    assert call_bounded(f.add, 2, 3, timeout=deadline) == 5
+    out = asyncio.run(compute_score_async(MATH, r"\boxed{\binom{30}{2}}", "435", timeout=deadline))
+    assert out["verdict"] == "correct"
+
+
+@pytest.mark.parametrize("exc_type", [KeyboardInterrupt, TimeoutError, RuntimeError])
+def test_an_exception_raised_into_a_wait_never_hands_its_answer_to_the_next_caller(exc_type):
+    """A signal handler's exception during the wait for a worker's answer: that worker is
+    replaced, so the next call on it cannot read the abandoned answer as its own."""
+    old = _alarm_after(0.3, exc_type)
+    try:
+        with pytest.raises(exc_type):
+            call_bounded(f.sleep_then, 0.6, "stale", timeout=30)
+    finally:
+        _disarm(old)
+    answers = [call_bounded(f.sleep_then, 0.7, f"fresh-{k}", timeout=30) for k in range(3)]
+    assert answers == ["fresh-0", "fresh-1", "fresh-2"]
+
+
+def test_interrupted_symbolic_checks_never_pay_the_next_wrong_answer():
+    for k in range(3):
+        old = _alarm_after(0.05 + 0.05 * k, KeyboardInterrupt)
+        try:
+            compute_score(MATH, rf"\boxed{{\binom{{{20 + k}}}{{2}}}}", str((20 + k) * (19 + k) // 2))
+        except KeyboardInterrupt:
+            pass
+        finally:
+            _disarm(old)
+        wrong = compute_score(MATH, rf"\boxed{{\binom{{{40 + k}}}{{2}}}}", "781")
+        assert wrong["verdict"] == "wrong", wrong
+
+
+def test_replies_carry_the_question_they_answer():
+    """Belt and braces: a reply for another question is dropped, never returned."""
+    pool = engine._get_pool()
+    worker = pool._idle[0]
+    import pickle
+
+    worker.outbox.send_bytes(pickle.dumps(("call", -1, f.add, ("st", "ale"), 10.0)))
+    time.sleep(0.2)  # the stray answer is waiting in the pipe
+    with pool._cond:
+        pool._idle.remove(worker)
+        pool._idle.append(worker)  # the next call takes this worker
+    assert call_bounded(f.add, "fr", "esh", timeout=10) == "fresh"
+
+
+# -- 4. a caller's own signal-based timeout --------------------------------------------------------
+
+def test_a_sigalrm_guard_around_a_held_answer_ends_the_call_at_its_own_time():
+    start = time.monotonic()
+    old = _alarm_after(2.0)
+    try:
+        with pytest.raises(TimeoutError):
+            compute_score(MATH, HELD, "5", timeout=30)
+    finally:
+        _disarm(old)
+    assert time.monotonic() - start < 2.5
+    assert compute_score(MATH, r"\boxed{\binom{12}{2}}", "66")["verdict"] == "correct"
+
+
+def test_a_guard_firing_while_queued_leaks_no_worker():
+    engine.configure(workers=1, max_workers=1)
+    engine.warm_up()
+    holder = threading.Thread(target=lambda: call_bounded(f.sleep_then, 2.5, None, timeout=30))
+    holder.start()
+    time.sleep(0.3)
+    for _ in range(3):
+        old = _alarm_after(0.2)
+        try:
+            with pytest.raises(TimeoutError):
+                call_bounded(f.add, 1, 1, timeout=30)
+        finally:
+            _disarm(old)
+    holder.join()
+    start = time.monotonic()
+    assert call_bounded(f.add, 2, 2, timeout=5) == 4
+    assert time.monotonic() - start < 1.0
+    assert not engine._get_pool()._waiters
+
+
+# -- 3. fork while threads score ---------------------------------------------------------------
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_children_forked_while_threads_score_all_score():
+    import warnings
+
+    stop = threading.Event()
+
+    def score_identities(k):
+        n = 0
+        while not stop.is_set():
+            n += 1
+            # settled in this process by the numeric identity check, under its lock
+            compute_score(MATH, rf"\boxed{{\sin(x+{k + n})^2+\cos(x+{k + n})^2}}", "1")
+
+    threads = [threading.Thread(target=score_identities, args=(k * 1000,), daemon=True) for k in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    hung = 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads: that is the test
+            for k in range(20):
+                read, write = os.pipe()
+                child = os.fork()
+                if child == 0:  # pragma: no cover - runs in the child
+                    try:
+                        out = compute_score(MATH, rf"\boxed{{\sin({k}y)^2+\cos({k}y)^2}}", "1", timeout=20)
+                        os.write(write, b"1" if out["verdict"] == "correct" else b"0")
+                    finally:
+                        os._exit(0)
+                os.close(write)
+                import select
+
+                ready, _, _ = select.select([read], [], [], 20)
+                if not ready or os.read(read, 1) != b"1":
+                    hung += 1
+                    os.kill(child, signal.SIGKILL)
+                os.close(read)
+                os.waitpid(child, 0)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert hung == 0
+
+
+def _fork_and_score(response, gold, wait=30.0):
+    """Fork; the child scores one answer and reports its verdict; None when it hung."""
+    import select
+    import warnings
+
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            from rewards.registry import list_scorers
+
+            list_scorers()
+            os.write(write, compute_score(MATH, response, gold, timeout=20)["verdict"].encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], wait)
+    verdict = os.read(read, 64).decode() if ready else None
+    if verdict is None:
+        os.kill(child, signal.SIGKILL)
+    os.close(read)
+    os.waitpid(child, 0)
+    return verdict
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("held", ["engine", "identity", "registry", "launcher", "settled"])
+def test_a_child_forked_while_another_thread_holds_a_lock_scores(held):
+    """The mechanism behind the hangs, made certain: fork at the moment another thread holds one
+    of the scoring path's locks (the engine's while it starts the pool, the identity check's
+    while it computes, ...). The child needs a worker, so it starts its own pool."""
+    from rewards import registry
+    from rewards.engine import processes
+    from rewards.math import equivalence, identity
+
+    lock = {"engine": engine._lock, "identity": identity._lock, "registry": registry._lock,
+            "launcher": processes._launcher_lock, "settled": equivalence._settled_lock}[held]
+    taken, done = threading.Event(), threading.Event()
+
+    def hold():
+        with lock:
+            taken.set()
+            done.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait()
+    try:
+        # settled in-process by the numeric identity check, then one that needs a worker
+        assert _fork_and_score(r"\boxed{\sin(y+1)^2+\cos(y+1)^2}", "1") == "correct"
+        assert _fork_and_score(r"\boxed{\binom{7}{2}}", "21") == "correct"
+    finally:
+        done.set()
+        holder.join()
