@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rewards import compute_score
 from rewards.api import compute_score_async
 from rewards.math.cost import too_costly
+from rewards.math.equivalence import fast_equal
 from rewards.math.normalize import normalize
 from rewards.math.numeric import numerically_different
 from rewards.math.plain_math import MAX_DEPTH, plain_math
@@ -140,3 +141,10 @@ def test_the_same_verdicts_from_threads_and_asyncio_tasks():
         return await asyncio.gather(*(compute_score_async(MATH, p, g) for p, g, _ in PAIRS * 4))
 
     assert [out["acc"] for out in asyncio.run(main())] == alone * 4
+
+
+def test_a_log_with_a_base_and_brackets_is_settled_without_sympy():
+    # `\log_{2}(8)` read as a function `}` applied to 8 was refused, so every plain `log(8, 2)` reached sympy
+    for pred, gold, verdict in ((r"\log_{2}(8)", "3", True), (r"\log_2(8)", "3", True), ("log(1000, 10)", "3", True),
+                                ("log10(1000)", "2", False), (r"\log_{2}(x)", r"\frac{\ln(x)}{\ln(2)}", True)):
+        assert fast_equal(normalize(pred), normalize(gold)) is verdict, pred

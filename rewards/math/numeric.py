@@ -92,7 +92,21 @@ def _applies_function(toks: tuple[str, ...]) -> bool:
             continue
         if before in _NOT_A_FUNCTION or (before.isdigit() and toks[k - 2:k - 1] not in (("^",), ("_",))):
             continue
+        if _ends_log_base(toks, k - 1):
+            continue  # `\log_{2}(8)`, `\log_2(8)`: the bracket is the logarithm's argument
         return True
+    return False
+
+
+def _ends_log_base(toks: tuple[str, ...], end: int) -> bool:
+    """Whether toks[end] ends the base of a `\\log_b` or `\\log_{...}`."""
+    if end >= 2 and toks[end - 2:end] == ("\\log", "_"):
+        return True
+    depth = 0
+    for j in range(end, -1, -1):
+        depth += (toks[j] == "}") - (toks[j] == "{")
+        if depth == 0:
+            return j >= 2 and toks[j - 2:j] == ("\\log", "_")
     return False
 
 
