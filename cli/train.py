@@ -10,6 +10,7 @@ launches: every error is one sentence that says what to change.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 from .errors import CommandError
@@ -95,15 +96,16 @@ def run(args) -> int:
     if args.smoke:
         return _smoke(args, preset, plan)
 
-    from .launch.command import ray_submit_argv, render_command, render_script, write_script
+    from .launch.command import local_argv, ray_submit_argv, render_command, render_script, write_script
     argv = ray_submit_argv(args.ray_address, plan.argv, args.no_wait) if args.ray_address else plan.argv
     if args.json:
         print(json.dumps(plan.to_dict(), indent=2, default=str))
     else:
         from .launch.plan_text import render_plan
         print(render_plan(plan))
-        print("\nCommand:\n" + (" ".join(argv[:argv.index("--") + 1]) + " \\\n    " if args.ray_address else "")
-              + render_command(plan.argv))
+        shown = plan.argv if args.ray_address or args.emit else local_argv(plan.argv)  # what runs, where it runs
+        print("\nCommand:\n" + (shlex.join(argv[:argv.index("--") + 1]) + " \\\n    " if args.ray_address else "")
+              + render_command(shown))
     if not plan.ok:
         print(f"\nrewards train: not launched: {len(plan.errors)} error(s) above.", file=sys.stderr)
         return 2
@@ -116,10 +118,7 @@ def run(args) -> int:
         elsewhere = cluster_paths(plan)
         if elsewhere:
             header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
-        try:
-            path = write_script(args.emit, render_script(plan.argv, header, args.ray_address))
-        except OSError as exc:
-            raise CommandError(f"cannot write --emit {args.emit}: {exc.strerror or exc}") from None
+        path = write_script(args.emit, render_script(plan.argv, header, args.ray_address), _inputs(args, plan))
         notes = sys.stderr if args.json else sys.stdout  # stdout stays one JSON document
         print(f"\nwrote {path}", file=notes)
         for item in elsewhere:
@@ -128,6 +127,28 @@ def run(args) -> int:
     if args.dry_run or args.json:  # a request for the plan as data is never a launch
         return 0
     return _launch(args, plan, argv)
+
+
+def _inputs(args, plan) -> list[str]:
+    """What `--emit` must never overwrite: the preset file and the data and model files it names."""
+    from pathlib import Path
+
+    named = [args.preset, args.train_files, args.val_files, args.model_config, args.model]
+    if plan.cfg is not None:
+        for key in ("data.train_files", "data.val_files", "actor_rollout_ref.model.path", "critic.model.path"):
+            value = _config_value(plan.cfg, key)
+            named.extend(value if isinstance(value, list) else [value])
+    return [str(p) for p in named if p and Path(str(p)).expanduser().exists()]
+
+
+def _config_value(cfg, key: str):
+    from omegaconf import OmegaConf
+
+    try:
+        value = OmegaConf.select(cfg, key)
+        return OmegaConf.to_container(value) if OmegaConf.is_config(value) else value
+    except Exception:  # an interpolation that cannot resolve here (an env var of the cluster)
+        return None
 
 
 def _plan(args, preset):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def test_dry_run_prints_plan_and_one_override_per_line(capsys):
     out = capsys.readouterr().out
     assert "Plan for preset qwen3-0.6b-grpo" in out and "peak: rollout" in out
     command = out.split("Command:\n", 1)[1].strip().splitlines()
-    assert command[0] == "python3 -m verl.trainer.main_ppo \\"
+    assert command[0] == f"{shlex.quote(sys.executable)} -m verl.trainer.main_ppo \\"  # the interpreter that runs
     assert "    model_engine=megatron \\" in command
     assert "    data.train_batch_size=8 \\" in command            # replaced in place, once
     assert sum("data.train_batch_size=" in line for line in command) == 1

@@ -16,12 +16,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
+from ..output import SCRIPT, write_output
+from ..terminal import printable
+
 INDENT = "    "
 
 
 def render_command(argv: Sequence[str]) -> str:
     """`python3 -m verl.trainer.main_ppo \\` then one shell-quoted override per line."""
-    head = " ".join(argv[:3])
+    head = shlex.join(argv[:3])
     lines = [head] + [INDENT + shlex.quote(arg) for arg in argv[3:]]
     return " \\\n".join(lines)
 
@@ -29,7 +32,8 @@ def render_command(argv: Sequence[str]) -> str:
 def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str | None = None) -> str:
     """A bash script running the command; arguments given to the script are appended as overrides."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = ["#!/usr/bin/env bash", f"# Written by `rewards train` on {stamp}.", *(f"# {h}" for h in header),
+    comments = [f"# {printable(line)}".rstrip() for text in header for line in str(text).splitlines() or [""]]
+    lines = ["#!/usr/bin/env bash", f"# Written by `rewards train` on {stamp}.", *comments,
              "# Extra verl overrides given to this script are appended (the last value of a key wins):",
              "#   ./run.sh trainer.total_epochs=2",
              "set -euo pipefail", ""]
@@ -40,11 +44,10 @@ def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str |
     return "\n".join(lines) + command + "\n"
 
 
-def write_script(path: str | os.PathLike, text: str) -> Path:
-    path = Path(path).expanduser()
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o755)
-    return path
+def write_script(path: str, text: str, inputs: Sequence[str | os.PathLike | None] = ()) -> Path | None:
+    """Write the script by cli/output.py's rules (an input is refused, a regular file is replaced
+    atomically, made executable before the rename); the path written."""
+    return write_output(path, text, SCRIPT, flag="--emit", inputs=inputs)
 
 
 def ray_submit_argv(address: str, argv: Sequence[str], no_wait: bool = False) -> list[str]:

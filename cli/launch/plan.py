@@ -189,12 +189,20 @@ def cluster_paths(plan: "Plan") -> list[str]:
     cfg = plan.cfg
     if cfg is None:
         return []
-    paths = [("data.train_files", str(cfg.data.train_files)), ("data.val_files", str(cfg.data.val_files)),
-             ("actor_rollout_ref.model.path", str(cfg.actor_rollout_ref.model.path))]
+    keys = ["data.train_files", "data.val_files", "actor_rollout_ref.model.path"]
     if plan.parallel is not None and plan.parallel.critic is not None:
-        paths.append(("critic.model.path", str(cfg.critic.model.path)))
+        keys.append("critic.model.path")
+    paths = [(key, _unresolved(cfg, key)) for key in keys]
     return [f"{key}={path}" for key, path in paths
-            if path.startswith("/") and not Path(path).exists()]
+            if "${" not in path and path.startswith("/") and not Path(path).exists()]
+
+
+def _unresolved(cfg: Any, key: str) -> str:
+    """A config value as written, interpolations (`${oc.env:...}`, which may hold a secret) not resolved."""
+    from omegaconf import OmegaConf
+
+    parent, _, leaf = key.rpartition(".")
+    return str(OmegaConf.to_container(OmegaConf.select(cfg, parent), resolve=False).get(leaf))
 
 
 def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
@@ -246,6 +254,10 @@ def make_plan(request: Request) -> Plan:
         return plan
     out.extend(parallel.findings)
     if parallel.critic is not None and critic_path != plan.model:
+        out.append(warning("critic-model", f"the critic is {critic_path} but the actor (and its reference) is "
+                                           f"{plan.model}: --model sets both; pass critic.model.path=... too "
+                                           f"when actor_rollout_ref.model.path is overridden, unless another "
+                                           f"critic is meant"))
         try:
             critic_shape, _ = _model_shape(critic_path, Request(preset=request.preset))
         except ModelConfigError:
