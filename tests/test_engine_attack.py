@@ -238,3 +238,58 @@ def test_a_child_forked_while_another_thread_holds_a_lock_scores(held):
     finally:
         done.set()
         holder.join()
+
+
+# -- 2. in-process judging is bounded ------------------------------------------------------------
+
+E_SUM = r"\boxed{" + "+".join(["1e-999"] * 142) + "}"  # 1,000 characters of e-notation
+SURD_POWER = r"\boxed{(((1+\sqrt{2})(1+\sqrt{3})(1+\sqrt{5})(1+\sqrt{7})(1+\sqrt{%d}))^{12})^{12}}"
+BOUND = 0.5
+
+
+def test_answers_that_expand_are_refused_or_bounded_from_their_text():
+    compute_score(MATH, r"\boxed{\binom{5}{2}}", "10")  # the pool is up before the clock
+    for response, gold in [(E_SUM, "0"), (r"\boxed{2e-999+1e-999}", "3e-999"),
+                           (SURD_POWER % 11, "5"), (SURD_POWER % 13, "7")]:
+        start = time.monotonic()
+        out = compute_score(MATH, response, gold, timeout=1)
+        assert time.monotonic() - start <= 1 + BOUND, (response, out)
+        assert out["verdict"] in ("unparsable_pred", "timeout"), out
+        assert len(out["pred"]) <= 2000
+    assert compute_score(MATH, r"\boxed{1e-999}", "1e-999")["verdict"] == "correct"
+    assert compute_score(MATH, r"\boxed{3.3e-06}", "0.0000033")["verdict"] == "correct"
+
+
+def test_the_canonical_form_bounds_its_work():
+    from rewards.math.canonical import canonical
+
+    for k in (11, 13, 17):
+        text = SURD_POWER.removeprefix(r"\boxed{").removesuffix("}") % k
+        start = time.monotonic()
+        assert canonical(text) is None  # refused: not a disproof
+        assert time.monotonic() - start < 0.1
+    assert canonical(r"(1+\sqrt{2})^{12}") == canonical(r"(1+\sqrt{2})^{6}(1+\sqrt{2})^{6}")
+
+
+def test_expanding_answers_inside_an_async_batch_cost_no_sound_answer():
+    from tests.helpers.mix import fast, symbolic
+
+    sound = (fast(72) * 7)[:482]
+    for k, row in enumerate(symbolic(8)):  # worker-bound, spread through the batch
+        sound.insert(60 * k + 30, row)
+    # (the surd powers are left out: they still reach a worker and hold it to the deadline)
+    bad = [(MATH, E_SUM.replace("1e", f"{k}e"), "0") for k in range(1, 10)]
+    rows = sound[:100] + bad[:5] + sound[100:300] + bad[5:] + sound[300:]
+    expected = [compute_score(*row)["verdict"] for row in sound]
+
+    async def batch():
+        async def one(row):
+            start = time.monotonic()
+            out = await compute_score_async(*row, timeout=1)
+            return out["verdict"], time.monotonic() - start
+        return await asyncio.gather(*(one(row) for row in rows))
+
+    results = asyncio.run(batch())
+    assert max(t for _, t in results) <= 1 + BOUND
+    got = [v for (v, _), row in zip(results, rows) if row not in bad]
+    assert got == expected  # 0 sound answers lost

@@ -21,6 +21,9 @@ order-of-magnitude rule; nothing is computed exactly).
 from __future__ import annotations
 
 import math
+import re
+
+from ..number_text import E_NOTATION, MAX_EXPONENT
 
 MAX_DIGITS = 10_000_000
 MAX_SYMBOLIC_EXPONENT = 10_000
@@ -170,3 +173,26 @@ def _magnitude(digits: float) -> str:
     if math.isinf(digits) or math.isnan(digits):
         return "10^300+"
     return f"10^{math.log10(max(digits, 1.0)):.0f}"
+
+
+MAX_WRITTEN_CHARS = 2000
+"""The most characters an answer may take once its e-notation numbers are written out. normalize
+writes `1e-999` as its exact 1,001-character decimal, so a 1,000-character answer of `1e-999+...`
+became a 142,283-character `pred` that a regex then backtracked over for 2 s, holding the GIL
+(issue 23). Decided from the text before anything is written out; one `1e-999` still fits."""
+
+_E_NUMBER = re.compile(E_NOTATION)
+
+
+def written_size(text: str) -> int:
+    """The length of `text` with every e-notation number written out as an exact decimal (an
+    upper bound: the exponent's digits plus the mantissa's, for each), computed from the text."""
+    if "e" not in text and "E" not in text:
+        return len(text)
+    size = len(text)
+    for m in _E_NUMBER.finditer(text):
+        mantissa, _, exponent = m.group(0).lower().partition("e")
+        power = int(exponent.lstrip("+-")[:7] or 0)
+        if power <= MAX_EXPONENT:  # larger ones stay as written (number_text.number_value)
+            size += power + len(mantissa) + 2 - len(m.group(0))
+    return size

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from ..engine.by_name import WorkerFunction
 
-from ..math.cost import too_costly
+from ..math.cost import MAX_WRITTEN_CHARS, too_costly, written_size
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement
 from ..math.labels import align
@@ -81,7 +81,8 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
         verdict = Verdict.UNPARSABLE_PRED if reason.startswith("unclosed") else Verdict.NO_ANSWER
         return failed(verdict, reason)
     if not within_limits(raw):
-        return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters)")
+        return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters, "
+                      f"{written_size(raw)} written out)")
     pred, pred_unit = read_answer(raw)
     if not pred:
         return failed(Verdict.UNPARSABLE_PRED, f"empty answer {raw[:40]!r}")
@@ -152,8 +153,9 @@ def gold_reading(ground_truth: Any) -> tuple[str | None, str | None]:
 
 
 def within_limits(text: str) -> bool:
-    """Cheap size guard, run before any normalising or parsing."""
-    if len(text) > MAX_ANSWER_CHARS:
+    """Cheap size guard, run before any normalising or parsing: the text, and the text as
+    normalize will write it (e-notation written out: rewards.math.cost.written_size)."""
+    if len(text) > MAX_ANSWER_CHARS or written_size(text) > MAX_WRITTEN_CHARS:
         return False
     depth = deepest = 0
     for ch in text:
