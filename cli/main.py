@@ -18,7 +18,7 @@ from .terminal import Printable
 
 # Module names under cli/, in the order `rewards --help` lists them.
 COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge", "tiny_model",
-            "tiny_data"]
+            "tiny_data", "warm_start"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -70,7 +70,7 @@ def byte_alphabet() -> list[str]:
 def build_tokenizer():
     """A `PreTrainedTokenizerFast`: 256 byte tokens, then `<|endoftext|>` (pad), `<|im_start|>`,
     `<|im_end|>` (eos), and the ChatML chat template."""
-    transformers = _require("transformers")
+    transformers = require_library("transformers")
     tokenizer = transformers.PreTrainedTokenizerFast(
         tokenizer_object=_byte_tokenizer(), eos_token=EOS, pad_token=PAD,
         model_max_length=TinySize.max_positions)
@@ -146,8 +146,8 @@ def write_tiny_model(out: str | Path, size: TinySize = TinySize(), *, seed: int 
         raise TinyModelError(f"{out} is a file; give a folder")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise TinyModelError(f"{out} is not empty; pass --overwrite to replace the model there")
-    torch = _require("torch")
-    transformers = _require("transformers")
+    torch = require_library("torch")
+    transformers = require_library("transformers")
     tokenizer = build_tokenizer()
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
     config = hub_config(size, len(tokenizer), ids)
@@ -171,7 +171,7 @@ def save_model(model, tokenizer, out: Path, config: dict[str, Any]) -> None:
     (out / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
 
 
-def _require(name: str):
+def require_library(name: str):
     """torch or transformers, or one sentence saying how to get them."""
     from importlib import import_module
 
