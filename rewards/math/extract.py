@@ -243,26 +243,34 @@ def boxed_answer(text: str, box: Box | None = None, gold: bool = False) -> tuple
     if box.content is None:
         return None, True
     doubled = box.start > 0 and text[box.start - 1] == "\\"
-    label = _label_before(text, box.start)
-    parts = {(label, box.content): None}  # insertion-ordered set: `\boxed{5}, \boxed{5}` is one answer
+    boxes = [box]
     while True:
         prev = last_box(text, box.start)
         if prev is None or prev.content is None:
             break
         between = text[prev.end:box.start]
-        prev_label = _label_before(text, prev.start)
-        named = _BOX_LABEL.search(between[-_LABEL_WINDOW:]) if label and prev_label else None
-        if named:
-            between = between[:len(between) - len(named.group(0))]
         if not (_JOINER.fullmatch(between) or gold and _gold_joiner(between)):
-            break
-        parts.setdefault((prev_label, prev.content))
-        box, label = prev, prev_label
-    labelled = len(parts) > 1 and all(label for label, _ in parts)
-    answer = ", ".join(f"{label}={content}" if labelled else content for label, content in reversed(parts))
+            named = _BOX_LABEL.search(between, max(0, len(between) - _LABEL_WINDOW))  # `y = \boxed{5}`
+            if not (named and _label_before(text, prev.start) and _JOINER.fullmatch(between, 0, named.start())):
+                break
+        boxes.append(prev)
+        box = prev
+    answer = _joined(text, boxes[::-1])
     if doubled and _DOUBLED_COMMAND.search(answer) and not _SINGLE_COMMAND.search(answer):
         answer = answer.replace("\\\\", "\\")
     return answer, True
+
+
+def _joined(text: str, boxes: list[Box]) -> str:
+    """Boxes of one answer as a list, each once; with their labels when every box has one."""
+    if len(boxes) == 1:
+        return boxes[0].content
+    labels = []
+    for b in boxes:  # stops at the first box without a label: most joined boxes have none
+        labels.append(_label_before(text, b.start))
+        if not labels[-1]:
+            return ", ".join(dict.fromkeys(b.content for b in boxes))
+    return ", ".join(dict.fromkeys(f"{label}={b.content}" for label, b in zip(labels, boxes)))
 
 
 def _gold_joiner(between: str) -> bool:

@@ -108,8 +108,9 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
     if statement is not None and (box is None or statement[1] > box.start):
         return statement[0], ""
     if box is not None:
-        stated = last_statement(region, answer_line=False)
-        if stated is not None and stated[0] and stated[1] > box.end and _FINAL_ANSWER.match(region, stated[1]):
+        after = region[box.end:]
+        stated = last_statement(after, answer_line=False) if "nswer" in after else None
+        if stated is not None and stated[0] and _FINAL_ANSWER.match(after, stated[1]):
             return stated[0], ""  # Minerva's `Final Answer: The final answer is $X$` after working boxes
         content, _ = boxed_answer(region, box)
         if content is None:
