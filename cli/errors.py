@@ -15,6 +15,15 @@ EXIT_STATUSES = (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_PIPE, 
 class CommandError(Exception):
     """A user mistake a subcommand reports in one sentence (exit status 2, no traceback)."""
 
+    status = EXIT_USAGE
+
+
+class NoRows(CommandError):
+    """The input holds no row to work on (an empty file): every command says so in one sentence and
+    exits 1, as `score` does when no row could be scored."""
+
+    status = EXIT_FAILED
+
 
 class Terminated(BaseException):
     """SIGTERM, raised in the main thread so that outputs are discarded as on Ctrl-C (not an

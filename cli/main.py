@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Iterator
 
-from .errors import EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED, EXIT_USAGE, CommandError, Terminated
+from .errors import EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED, CommandError, Terminated
 from .plugins import import_plugins
 from .terminal import Printable
 
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_TERMINATED
         except CommandError as exc:
             print(f"rewards {args.command}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return exc.status
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from .errors import CommandError
@@ -24,7 +25,9 @@ def register(sub) -> None:
                     "directory and check it: config present, weights present, parameter count as the "
                     "config implies.")
     p.add_argument("checkpoint", help="run directory, global_step_N directory, or global_step_N/actor directory")
-    p.add_argument("--target-dir", help="where to write the HF model (default: <checkpoint>/huggingface_merged)")
+    p.add_argument("-o", "--output", "--target-dir", dest="target_dir", metavar="FOLDER",
+                   help="where to write the HF model (default: <checkpoint>/huggingface_merged; --target-dir is "
+                        "the older spelling)")
     p.add_argument("--step", type=int, help="which global_step_N of a run directory (default: the latest)")
     p.add_argument("--role", choices=("actor", "critic"), default="actor", help="which model to export")
     p.add_argument("--base-model", metavar="PATH", help="base model directory or config.json: the export must match its shape")
@@ -74,17 +77,24 @@ def _copy_whole(source: Path, target: Path) -> None:
     """Copy into a temporary folder beside `target` and rename it into place when complete, so that an
     interrupted or failed copy leaves no half model that --check-only or a later load could take."""
     if target.exists() and not target.is_dir():
-        raise CommandError(f"--target-dir {target} is a file: give a folder")
+        raise CommandError(f"-o {target} is a file: give a folder")
     if target.is_dir() and any(target.iterdir()):
-        raise CommandError(f"{target} exists and is not empty: choose another --target-dir or remove it")
-    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        raise CommandError(f"{target} exists and is not empty: choose another -o folder or remove it")
+    staging = None
     try:
-        shutil.copytree(source, staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # An unpredictable name, created exclusively: nothing planted beside the target is followed.
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+        shutil.copytree(source, staging, dirs_exist_ok=True)
+        mask = os.umask(0)
+        os.umask(mask)
+        staging.chmod(0o777 & ~mask)  # mkdtemp makes it private; the model folder is an ordinary one
         os.replace(staging, target)  # onto an empty folder too
     except OSError as exc:
         raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _report(check) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .errors import CommandError
+from .errors import CommandError, NoRows
 from .plugins import add_import_flag
 
 
@@ -75,7 +75,9 @@ def run(args) -> int:
     try:
         manifest = prepare(opts, progress=None if quiet else _progress_bar)
     except (PrepareError, TemplateError) as exc:
-        raise CommandError(str(exc)) from exc
+        from datasources.loading import EmptySource
+
+        raise (NoRows if isinstance(exc.__cause__, EmptySource) else CommandError)(str(exc)) from exc
     if args.json:
         print(json.dumps(manifest, indent=2, ensure_ascii=False))
         return 0

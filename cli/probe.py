@@ -15,7 +15,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .errors import CommandError
+from .errors import CommandError, NoRows
 
 DEFAULT_LIMIT = 50
 
@@ -86,7 +86,9 @@ def run(args) -> int:
     try:
         make_settings({}, reward_kwargs)  # a bad setting is a one-line error, before any scoring
     except SettingsError as exc:
-        raise CommandError(str(exc)) from None
+        from .settings_flags import flag_words
+
+        raise CommandError(flag_words(str(exc))) from None
     targets, notes = load_targets(args)
     try:
         with _progress(args.quiet) as score_fn:
@@ -118,7 +120,8 @@ def load_targets(args) -> tuple[list[Any], list[str]]:
     targets, notes = read_targets(args.file, args.data_source, args.limit)
     if not targets:
         wanted = f" with data_source {', '.join(args.data_source)}" if args.data_source else ""
-        raise CommandError(f"{args.file}: no usable rows{wanted}" + (f" ({notes[0]})" if notes else ""))
+        empty = not notes and not args.data_source  # the file holds no row at all
+        raise (NoRows if empty else CommandError)(f"{args.file}: no usable rows{wanted}" + (f" ({notes[0]})" if notes else ""))
     return targets, notes
 
 

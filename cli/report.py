@@ -22,7 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .errors import CommandError
+from .errors import CommandError, NoRows
 
 UNLABELLED = "(no data_source)"
 FROM_FILE = "read from the file"
@@ -79,8 +79,12 @@ def run(args) -> int:
         with ExitStack() as stack:
             judged = _judge(_with_progress(stack, items, source, folder, args), args, length, auditor)
             page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit, auditor.audit)
-    except (UnreadableFile, SettingsError) as exc:
+    except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
+    except SettingsError as exc:
+        from .settings_flags import flag_words
+
+        raise CommandError(flag_words(str(exc))) from None
     write_output(output, page, HTML, inputs=[args.file])  # renamed onto `output` only when complete
     summary = sys.stderr if output == "-" else sys.stdout  # `-o -`: stdout is the page alone
     if args.json:  # one JSON document, in place of the summary lines, so that it can be parsed
@@ -103,7 +107,7 @@ def _file_page(judged, source: Path, args, unit: str, audit):
         report.add(row)
         how[way] = how.get(way, 0) + 1
     if not report.total:
-        raise CommandError(f"{args.file}: no rows")
+        raise NoRows(f"{args.file}: no rows")
     notes = [f"{report.total} rows from {source.name}: {_ways(how)}."]
     page = render_html(report, args.title or f"Reward report: {source.name}", notes, audit)
     lines = []
@@ -123,7 +127,7 @@ def _run_page(judged, source: Path, args, unit: str, audit):
         run.add(step, row, way)
     run.close_step()
     if not run.total:
-        raise CommandError(f"{args.file}: no rows")
+        raise NoRows(f"{args.file}: no rows")
     n_steps = len({s.step for steps in run.steps.values() for s in steps})
     notes = [f"{run.total} rows in {n_steps} steps of {source.name}; per data_source, rows "
              + "; ".join(f"{name}: {_ways(run.how[name])}" for name in run.steps) + ".",

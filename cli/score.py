@@ -71,7 +71,9 @@ def run(args) -> int:
     try:
         return _run(args)
     except SettingsError as exc:  # a bad flag value, or token lengths with no way to count them
-        raise CommandError(str(exc)) from None
+        from .settings_flags import flag_words
+
+        raise CommandError(flag_words(str(exc))) from None
 
 
 def _run(args) -> int:

@@ -6,6 +6,7 @@ flag leaves the data_source's registered default in force.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -41,6 +42,15 @@ def add_settings_flags(parser) -> None:
         spec = dict(spec)
         flag = spec.pop("flag", "--" + name.replace("_", "-"))
         group.add_argument(flag, dest=name, **spec)
+
+
+def flag_words(message: str) -> str:
+    """A rewards.settings message as the command line spells it: `format_weight` -> `--format-weight`
+    (the library names its keyword arguments, which a CLI user never typed)."""
+    for name, spec in _flags():
+        flag = spec.get("flag", "--" + name.replace("_", "-"))
+        message = re.sub(rf"(?<![\w-]){name}(?![\w-])", flag, message)
+    return message
 
 
 def settings_from(args) -> dict[str, Any]:

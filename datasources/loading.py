@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rewards.hub import OFFLINE_HINT, hub_unreachable
 from schemas.errors import first_line
 
 FILE_BUILDERS = {".json": "json", ".jsonl": "json", ".parquet": "parquet", ".csv": "csv", ".arrow": "arrow"}
@@ -22,6 +23,10 @@ SPLIT_NAMES = ("train", "test", "validation")
 
 class SourceError(ValueError):
     """A source that cannot be loaded; the message says why and what to do."""
+
+
+class EmptySource(SourceError):
+    """A source file with no rows at all (the commands exit 1 for an empty input, not 2)."""
 
 
 def is_local(source: str) -> bool:
@@ -40,7 +45,7 @@ def load_splits(source: str, config: str | None = None) -> Any:
         if builder is None:
             raise SourceError(f"{source}: unsupported file type; use one of {', '.join(FILE_BUILDERS)}")
         if _is_empty(path):
-            raise SourceError(f"{source}: the file is empty")
+            raise EmptySource(f"{source}: the file is empty")
         split = path.stem if path.stem in SPLIT_NAMES else "train"
         try:
             with _quiet_library_log():  # its "Failed to load JSON" lines repeat what we say in one line
@@ -59,6 +64,10 @@ def load_splits(source: str, config: str | None = None) -> Any:
         return _call(source, lambda: datasets.load_dataset(str(path), config))
     if "/" not in source or source.startswith((".", "/", "~")):
         raise SourceError(f"{source}: no such file or folder, and not a hub id of the form owner/name")
+    offline = hub_unreachable()
+    if offline:  # fail in seconds, not after the hub client's retries
+        raise SourceError(f"cannot load {source!r} from the Hugging Face Hub ({offline}): {OFFLINE_HINT} (when "
+                          f"it was downloaded before), or pass a local file or folder")
     return _call(source, lambda: datasets.load_dataset(source, config), hub=True)
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,6 +57,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
 
     `progress(total, desc)` is called once per output split and returns an `update(n)` callable.
     """
+    opts = _family_name_as_hub_id(opts)
     out = _output_folder(opts.out)
     _refuse_own_input(opts.source, out)
     family = _explicit_family(opts)
@@ -249,6 +251,14 @@ def _check_data_source(data_source: str, opts: PrepareOptions, by_name: bool) ->
         raise PrepareError(f"{exc}; pass --allow-unregistered to write it anyway") from exc
 
 
+def _family_name_as_hub_id(opts: PrepareOptions) -> PrepareOptions:
+    """`prepare gsm8k` (a family name, not a local path) means the family's hub data set, openai/gsm8k."""
+    family = FAMILIES.get(opts.source)
+    if family is None or not family.hub_ids or is_local(opts.source):
+        return opts
+    return replace(opts, source=family.hub_ids[0], family=opts.family or family.name)
+
+
 def _output_folder(out: str) -> Path:
     path = Path(out)
     if path.exists() and not path.is_dir():
@@ -292,7 +302,14 @@ def _write_outputs(out: Path, results: dict[str, list[dict[str, Any]]], manifest
 
 
 def _temporary(target: Path) -> Path:
-    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    """An unpredictable name beside `target`, created exclusively (a name that could be guessed, such
+    as one from the pid, lets a planted symlink redirect the write)."""
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)  # mkstemp's file is private; the outputs are ordinary files
+    os.close(fd)
+    return Path(name)
 
 
 def _clear_previous_run(out: Path) -> None:

@@ -4,7 +4,7 @@ You say which column holds the question and which the answer, how to read the go
 answer column, and which data_source (scorer) the rows are for:
 
     rewards prepare problems.csv --family table --question-field q --answer-field a \\
-        --answer-extractor boxed --data-source lighteval/MATH --out data/
+        --answer-extractor boxed --data-source lighteval/MATH -o data/
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .forksafe import ForkSafeLock
+from .hub import OFFLINE_HINT, hub_unreachable
 
 
 class TokenizerError(ValueError):
@@ -57,9 +58,13 @@ def _load(path: str) -> Any:
 
     if path.startswith((".", "/", "~")) and not Path(path).expanduser().is_dir():
         raise TokenizerError(f"cannot load a tokenizer from {path!r}: no such folder")
+    offline = None if Path(path).expanduser().is_dir() else hub_unreachable()
     try:
-        return AutoTokenizer.from_pretrained(path)
+        # The hub unreachable: the local cache only, at once (the hub client retries for ~50 s otherwise).
+        return AutoTokenizer.from_pretrained(path, **({"local_files_only": True} if offline else {}))
     except Exception as exc:  # OSError, ValueError, missing files: one sentence for the user
         text = str(exc).strip()
         reason = text.splitlines()[0][:300] if text else type(exc).__name__
+        if offline:
+            reason = f"it is not in the local cache and the hub is unreachable ({offline}); {OFFLINE_HINT} once it is"
         raise TokenizerError(f"cannot load a tokenizer from {path!r}: {reason}") from exc

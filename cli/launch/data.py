@@ -68,7 +68,7 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
             continue
         if not path.exists():
             findings.append(error("data-missing", f"{role} file {raw} does not exist: write it with "
-                                                  f"`rewards prepare SOURCE --out {path.parent}`, or pass "
+                                                  f"`rewards prepare SOURCE -o {path.parent}`, or pass "
                                                   f"--skip-data-check if it exists only on the cluster"))
             continue
         against = [str(Path(files['val']).expanduser())] if role == "train" and "val" in files else []

@@ -218,15 +218,34 @@ def safetensors_size(path: Path) -> tuple[int, int]:
         (length,) = struct.unpack("<Q", head)
         if length > 100_000_000:
             raise ValueError("header length is implausible")
-        header = json.loads(handle.read(length))
+        header = json.loads(handle.read(length))  # a ValueError (UnicodeDecodeError too) when not JSON
+    if not isinstance(header, dict):
+        raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
     params = nbytes = 0
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        count = math.prod(info["shape"]) if info["shape"] else 1
+        shape, offsets = _tensor_fields(name, info)
+        count = math.prod(shape) if shape else 1
         params += count
-        start, end = info["data_offsets"]
+        start, end = offsets
         nbytes += end - start
         if info["dtype"] in DTYPE_BYTES and end - start != count * DTYPE_BYTES[info["dtype"]]:
             raise ValueError(f"tensor {name} has {end - start} bytes for {count} {info['dtype']} values")
     return params, nbytes
+
+
+def _tensor_fields(name: str, info) -> tuple[list[int], list[int]]:
+    """A tensor entry's shape and data offsets, checked (a malformed header is a ValueError naming it)."""
+    def counts(value) -> bool:
+        return isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                               for v in value)
+
+    if not isinstance(info, dict) or not isinstance(info.get("dtype"), str):
+        raise ValueError(f"tensor {name!r} has no dtype")
+    shape, offsets = info.get("shape"), info.get("data_offsets")
+    if not counts(shape):
+        raise ValueError(f"tensor {name!r} has no valid shape ({shape!r})")
+    if not counts(offsets) or len(offsets) != 2 or offsets[1] < offsets[0]:
+        raise ValueError(f"tensor {name!r} has no valid data_offsets ({offsets!r})")
+    return shape, offsets
