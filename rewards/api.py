@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .compose import compose
+from .engine.config import EngineConfigError
 from .forksafe import ForkSafeLock
 from .gold import UnusableGold, canonical_gold, refusal_logged
 from .registry import ScorerEntry, get_scorer
@@ -146,6 +147,8 @@ def _run_scorer(entry: ScorerEntry, response: Any, ground_truth: Any,
         result = entry.scorer(response, ground_truth, extra_info, settings)
     except TimeoutError:  # the caller's own guard fired (verl's `compute_score_timeout`, SIGALRM):
         raise             # the call ends now, and the caller's handler decides the reward
+    except EngineConfigError:
+        raise  # a misconfigured engine fails loudly, not as an `error` verdict per sample
     except Exception as exc:  # a scorer bug must not stop a training step
         log.warning("rewards: scorer %r raised %s: %s", entry.name, type(exc).__name__, exc)
         return failed(Verdict.ERROR, f"scorer raised {type(exc).__name__}: {exc}")

@@ -293,3 +293,34 @@ def test_expanding_answers_inside_an_async_batch_cost_no_sound_answer():
     assert max(t for _, t in results) <= 1 + BOUND
     got = [v for (v, _), row in zip(results, rows) if row not in bad]
     assert got == expected  # 0 sound answers lost
+
+
+# -- 5. a misconfigured engine fails loudly at the first call ----------------------------------------
+
+@pytest.mark.parametrize("env", [{"REWARDS_WORKERS": "abc"}, {"REWARDS_WORKERS": "0"},
+                                 {"REWARDS_WORKERS": "3", "REWARDS_MAX_WORKERS": "2"}])
+def test_a_malformed_engine_environment_raises_at_the_first_worker_bound_call(env, monkeypatch):
+    from rewards.engine import EngineConfigError
+
+    engine.shutdown()
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(engine, "_config", None)
+    assert compute_score(MATH, r"\boxed{7}", "7")["verdict"] == "correct"  # no worker needed
+    for _ in range(2):  # every call, not only the first
+        with pytest.raises(EngineConfigError, match=next(iter(env))):
+            compute_score(MATH, r"\boxed{\binom{6}{2}}", "15")
+    monkeypatch.undo()
+    engine.configure(workers=2)
+
+
+def test_a_memory_cap_no_worker_starts_under_raises_at_once():
+    from rewards.engine import EngineConfigError
+
+    engine.configure(memory_mb=40)
+    start = time.monotonic()
+    with pytest.raises(EngineConfigError, match="REWARDS_WORKER_MEMORY_MB"):
+        compute_score(MATH, r"\boxed{\binom{6}{2}}", "15")
+    assert time.monotonic() - start < 30
+    engine.configure(memory_mb=1024)
+    assert compute_score(MATH, r"\boxed{\binom{6}{2}}", "15")["verdict"] == "correct"

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..forksafe import ForkSafeLock
 from .by_name import WorkerFunction
-from .config import EngineConfig, from_env
+from .config import EngineConfig, EngineConfigError, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
 from .scope import Deferred, answered, deadline, within
 from .scope import drive as _drive
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the pool (subprocess, pipes) is imported when it first star
 __all__ = [
     "call_bounded", "acall_bounded", "drive", "within", "deadline", "configure", "get_config",
     "warm_up", "shutdown", "stats", "require", "worker_preload", "EngineConfig", "EngineError",
-    "WorkerTimeout", "WorkerCrashed", "WorkerError", "PoolStats", "Deferred", "WorkerFunction",
+    "WorkerTimeout", "WorkerCrashed", "WorkerError", "EngineConfigError", "PoolStats", "Deferred", "WorkerFunction",
 ]
 
 log = logging.getLogger("rewards")

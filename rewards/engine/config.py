@@ -26,6 +26,12 @@ STARTUP_TIMEOUT = 120.0
 """Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
 
 
+class EngineConfigError(ValueError):
+    """The engine cannot work as configured (a malformed REWARDS_* variable, `max_workers` below
+    `workers`, a memory cap no worker can start under). Raised by the first call that needs a
+    worker, and by every one after it, never turned into per-sample `error` or `timeout` verdicts."""
+
+
 def default_workers() -> int:
     """Two workers, or one on a one-core machine: sympy checks are rare, the fast path is in-process."""
     return max(1, min(2, os.cpu_count() or 1))
@@ -55,12 +61,12 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.workers, int) and self.workers >= 1):
-            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
+            raise EngineConfigError(f"workers must be a positive integer, got {self.workers!r}")
         if self.max_workers is not None and not (isinstance(self.max_workers, int)
                                                  and self.max_workers >= self.workers):
-            raise ValueError(f"max_workers must be an integer >= workers ({self.workers}), got {self.max_workers!r}")
+            raise EngineConfigError(f"max_workers must be an integer >= workers ({self.workers}), got {self.max_workers!r}")
         if self.memory_mb is not None and not (isinstance(self.memory_mb, int) and self.memory_mb >= 0):
-            raise ValueError(f"memory_mb must be a non-negative integer or None, got {self.memory_mb!r}")
+            raise EngineConfigError(f"memory_mb must be a non-negative integer or None, got {self.memory_mb!r}")
 
 
 def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineConfig:
@@ -78,11 +84,15 @@ def from_env(base: EngineConfig | None = None, environ: Any = None) -> EngineCon
         changes["preload"] = tuple(m.strip() for m in env[ENV_PRELOAD].split(",") if m.strip())
     if env.get(ENV_INLINE, "").strip().lower() in ("1", "true", "yes", "on"):
         changes["inline"] = True
-    return replace(config, **changes)
+    try:
+        return replace(config, **changes)
+    except EngineConfigError as exc:
+        shown = ", ".join(f"{n}={env[n]!r}" for n in (ENV_WORKERS, ENV_MAX_WORKERS, ENV_MEMORY_MB) if env.get(n))
+        raise EngineConfigError(f"{exc} (from the environment: {shown})") from None
 
 
 def _int(env: Any, name: str) -> int:
     try:
         return int(env[name])
     except ValueError:
-        raise ValueError(f"environment variable {name} must be an integer, got {env[name]!r}") from None
+        raise EngineConfigError(f"environment variable {name} must be an integer, got {env[name]!r}") from None

@@ -27,7 +27,7 @@ from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-from .config import STARTUP_TIMEOUT, EngineConfig
+from .config import STARTUP_TIMEOUT, EngineConfig, EngineConfigError
 from .errors import WorkerCrashed, WorkerError, WorkerTimeout
 from .processes import ZygoteError, _Forked, _popen_worker, _Worker, _Zygote
 from .stats import PoolStats
@@ -100,10 +100,16 @@ class WorkerPool:
         self._starting = 0
         self._closed = False
         self._zygote = self._start_zygote()
+        failures = []
         for _ in range(config.workers):
             with self._cond:
                 self._starting += 1
-            self._add_worker()
+            failures.append(self._add_worker())
+        if all(failures):  # not one worker: every call would end as `error` or at its deadline
+            self.shutdown()
+            raise EngineConfigError(f"no worker could start ({failures[-1]}); with a memory cap of "
+                                    f"{self._memory_mb} MiB (REWARDS_WORKER_MEMORY_MB), is the cap too small?"
+                                    if self._memory_mb else f"no worker could start ({failures[-1]})")
 
     def _start_zygote(self) -> _Zygote | None:
         if not (hasattr(os, "fork") and hasattr(socket, "send_fds")):
@@ -482,8 +488,9 @@ class WorkerPool:
         if restart:
             self._add_worker()
 
-    def _add_worker(self) -> None:
-        """Start one worker (the caller has counted it in `_starting`) and offer it once ready."""
+    def _add_worker(self) -> str | None:
+        """Start one worker (the caller has counted it in `_starting`) and offer it once ready;
+        why it could not start, or None."""
         with self._cond:
             preload = tuple(self._preload)
         try:
@@ -493,7 +500,7 @@ class WorkerPool:
                 self._starting -= 1
             if not isinstance(exc, PoolClosed):
                 log.warning("rewards: could not start a worker: %s", exc)
-            return
+            return str(exc)
         try:
             worker.wait_ready(STARTUP_TIMEOUT)
         except WorkerCrashed as exc:
@@ -501,7 +508,7 @@ class WorkerPool:
             with self._cond:
                 self._starting -= 1
             log.warning("rewards: a new worker failed to start: %s", exc)
-            return
+            return str(exc)
         with self._cond:
             self._starting -= 1
             closing = self._closed
@@ -511,6 +518,7 @@ class WorkerPool:
                 self._offer(worker)
         if closing:
             worker.kill()
+        return None
 
     def require(self, preload: tuple[str, ...]) -> None:
         """More preload entries: workers started from now on load them (a running worker imports a

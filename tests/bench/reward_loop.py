@@ -61,7 +61,15 @@ def _summary(name: str, verdicts: list[str], times: list[float], expected: list[
         "equal_to_sequential": verdicts == expected,
         "differing": [i for i, (a, b) in enumerate(zip(verdicts, expected)) if a != b],
         "verdicts": dict(Counter(verdicts)), "pool": vars(engine.stats()),
+        "sound_lost": sound_lost(verdicts, expected),
     }
+
+
+def sound_lost(verdicts: list[str], expected: list[str]) -> int:
+    """Samples judged alone to a verdict other than `timeout`/`error` that came back `timeout` or
+    `error` under load: sound answers that lost their reward to the crowd."""
+    failed = ("timeout", "error")
+    return sum(1 for got, alone in zip(verdicts, expected) if got in failed and alone not in failed)
 
 
 def _start_pool() -> None:
@@ -193,9 +201,93 @@ def measure_verl_loop(name: str, held: bool = False) -> dict:
         "samples": len(rows), "wall_s": round(wall, 3), "batch_call_wall_s": round(batch_wall, 3),
         "slowest_finish_s": round(max(finish), 3),
         "slowest_healthy_finish_s": round(max(t for i, t in enumerate(finish) if i not in bad), 3),
-        "healthy_timeouts": healthy_timeouts, "verdicts": dict(Counter(verdicts)),
+        "healthy_timeouts": healthy_timeouts, "sound_lost": len(healthy_timeouts),
+        "verdicts": dict(Counter(verdicts)),
         "pool": vars(engine.stats()),
     }
+
+
+def scale_rows(n: int, hopeless: float, sympy_bound: float, seed: int) -> list[tuple[str, str, str, bool]]:
+    """n rows of (data_source, response, gold, sound): `hopeless` of them hold a worker to the
+    deadline (a 9,000-term power sum the cost rule admits), `sympy_bound` need the worker's check,
+    the rest the fast path settles; spread evenly, shifted by `seed` per reward process."""
+    from tests.helpers.mix import fast, symbolic
+
+    held = {round((k + 0.5) * n / h) for h in [round(n * hopeless)] if h for k in range(h)}
+    checks = symbolic(round(n * sympy_bound))
+    every = n // max(len(checks), 1)
+    plain = fast(72)
+    rows = []
+    for i in range(n):
+        if i in held:
+            rows.append((MATH_SOURCE, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + seed * n + i}}} k^{{k}}}}", "7", False))
+        elif checks and i % every == 1:
+            rows.append((*checks.pop(), True))
+        else:
+            rows.append((*plain[(i + seed) % len(plain)], True))
+    return rows
+
+
+MATH_SOURCE = "lighteval/MATH"
+
+
+def _scale_process(args: tuple) -> dict:
+    """One reward process: start the pool as rewards.verl does, wait for the others, then score
+    its share of the step from an executor of min(32, CPUs + 4) threads (verl's default)."""
+    index, share, hopeless, sympy_bound, start_at = args
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    import rewards.verl as rv
+
+    _start_pool()
+    rows = scale_rows(share, hopeless, sympy_bound, seed=index)
+    while time.time() < start_at:
+        time.sleep(0.01)
+
+    def one(row):
+        begin = time.monotonic()
+        out = rv.compute_score(row[0], row[1], row[2])
+        return out["verdict"], time.monotonic() - begin
+
+    begin = time.monotonic()
+    with ThreadPoolExecutor(min(32, (os.cpu_count() or 1) + 4)) as ex:
+        results = list(ex.map(one, rows))
+    step = time.monotonic() - begin
+    lost = sum(1 for (v, _), row in zip(results, rows) if row[3] and v in ("timeout", "error"))
+    held_times = [t for (_, t), row in zip(results, rows) if not row[3]]
+    return {"lost": lost, "slowest": max(t for _, t in results), "step": step,
+            "held_slowest": max(held_times, default=0.0), "sound": sum(r[3] for r in rows)}
+
+
+def measure_verl_scale(processes: int = 8, samples: int = 1024, hopeless: float = 0.02,
+                       sympy_bound: float = 0.05) -> dict:
+    """verl's scale on one host: `processes` reward processes (verl's reward.num_workers), one
+    step of `samples` split between them, each scoring through rewards.verl.compute_score from
+    its own executor threads, all starting together. Needs only the package, sympy and numpy."""
+    import multiprocessing
+
+    share = samples // processes
+    start_at = time.time() + 60.0  # every process has its pool up by then
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        parts = pool.map(_scale_process, [(k, share, hopeless, sympy_bound, start_at) for k in range(processes)])
+    return {"name": f"verl scale: {processes} reward processes, {share * processes} samples a step, "
+                    f"{hopeless:.0%} hopeless, {sympy_bound:.0%} sympy-bound",
+            "sound_answers": sum(p["sound"] for p in parts), "sound_lost": sum(p["lost"] for p in parts),
+            "slowest_call_s": round(max(p["slowest"] for p in parts), 3),
+            "held_slowest_s": round(max(p["held_slowest"] for p in parts), 3),
+            "step_s": round(max(p["step"] for p in parts), 3), "deadline_s": DEADLINE}
+
+
+def print_scale_table(result: dict, out: str) -> None:
+    lines = [result["name"], "",
+             "| sound answers | sound answers lost | slowest call (s) | slowest held call (s) | step time (s) |",
+             "|---|---|---|---|---|",
+             f"| {result['sound_answers']} | {result['sound_lost']} | {result['slowest_call_s']} | "
+             f"{result['held_slowest_s']} | {result['step_s']} |"]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    Path(out).write_text(text + "\n" + json.dumps(result) + "\n")
 
 
 MEASURES = {"threads": measure_threads, "async": measure_async,
@@ -210,7 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measure", choices=sorted(MEASURES), help="run one measurement in this process")
     p.add_argument("--only", nargs="*", choices=sorted(MEASURES), help="which measurements (default all)")
     p.add_argument("--json", help="write all results here")
+    p.add_argument("--verl-scale", metavar="OUT", help="only the verl-scale step (8 reward processes, "
+                   "1,024 samples, 2%% hopeless, 5%% sympy-bound): print its table and write it to OUT")
     args = p.parse_args(argv)
+    if args.verl_scale:
+        print_scale_table(measure_verl_scale(), args.verl_scale)
+        return 0
     if args.measure:
         print(json.dumps(MEASURES[args.measure]()))
         return 0
