@@ -65,14 +65,48 @@ def test_the_cli_dry_run_prints_the_fsdp_command(capsys):
 
 @pytest.mark.parametrize("preset, strategy, left_out", [
     ("qwen3-0.6b-grpo", "fsdp2", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size"),
-    ("qwen2.5-vl-3b-geo3k-grpo", "megatron", "actor_rollout_ref.ref.fsdp_config.param_offload"),
+    ("qwen2.5-vl-3b-geo3k-grpo", "megatron", None),   # its FSDP-only keys (offload) all carry over
 ])
 def test_strategy_flag_switches_the_engine_and_leaves_out_the_other_engines_keys(preset, strategy, left_out):
     plan = plan_for(preset, strategy=strategy)
     assert plan.cfg is not None
     assert [str(f) for f in plan.errors if f.check != "memory"] == []   # TP 1 on Megatron may not fit 80 GiB
     assert plan.cfg.actor_rollout_ref.actor.strategy == strategy
-    assert left_out in plan.dropped and any(left_out in m for m in checks(plan)["strategy"])
+    if left_out:
+        assert left_out in plan.dropped and any(left_out in m for m in checks(plan)["strategy"])
+    else:
+        assert plan.dropped == []
+
+
+def test_offload_and_checkpointing_carry_over_to_megatron():
+    """The FSDP preset's gradient checkpointing (which the Megatron engine never reads) becomes Megatron's
+    full recompute, and its offload flags the Megatron engine's: the memory plan and the run keep them."""
+    plan = plan_for("qwen2.5-vl-3b-geo3k-grpo", strategy="megatron", check_verl=False)
+    megatron = plan.cfg.actor_rollout_ref.actor.megatron
+    recompute = megatron.override_transformer_config
+    assert (recompute.recompute_granularity, recompute.recompute_method, recompute.recompute_num_layers) == (
+        "full", "uniform", 1)
+    assert plan.parallel.actor.recompute == "full" and plan.parallel.ref_param_offload
+    assert plan.cfg.actor_rollout_ref.ref.megatron.param_offload is True
+    assert not megatron.param_offload and not megatron.optimizer_offload
+    [message] = [m for m in checks(plan)["strategy"] if "carried over" in m]
+    assert ("actor_rollout_ref.ref.fsdp_config.param_offload=true -> actor_rollout_ref.ref.megatron.param_offload=true"
+            in message)
+    assert "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=full" in plan.argv
+
+
+def test_offload_and_recompute_carry_over_to_fsdp_unless_given():
+    """The other way: Megatron's optimizer offload and full recompute become FSDP's; a key the command
+    line sets itself wins over the carried value."""
+    plan = plan_for("qwen3-8b-grpo", strategy="fsdp", gpu_memory_gb=80, check_verl=False)
+    assert plan.cfg.actor_rollout_ref.actor.fsdp_config.optimizer_offload is True
+    assert plan.cfg.actor_rollout_ref.model.enable_gradient_checkpointing is True
+    assert plan.parallel.actor.optimizer_offload and plan.parallel.actor.recompute == "full"
+    mine = plan_for("qwen3-8b-grpo", "actor_rollout_ref.actor.fsdp_config.optimizer_offload=false",
+                    strategy="fsdp", gpu_memory_gb=80, check_verl=False)
+    assert mine.cfg.actor_rollout_ref.actor.fsdp_config.optimizer_offload is False
+    same_engine = plan_for("qwen2.5-vl-3b-geo3k-grpo", strategy="fsdp", check_verl=False)
+    assert not any("carried over" in m for m in checks(same_engine).get("strategy", []))
 
 
 def test_ulysses_size_must_divide_the_heads():

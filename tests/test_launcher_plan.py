@@ -240,3 +240,66 @@ def test_data_findings_count_every_problem_not_only_the_listed_ones(tmp_path):
     more = [f.message for f in findings if f.check == "data"]
     assert more == [f"{tmp_path / 'train.parquet'} has {30 - MAX_LISTED} more problems: "
                     f"`rewards validate {tmp_path / 'train.parquet'}` lists them all"]
+
+
+# --- the Megatron engine on the tiny model: what the GPU run would otherwise find ------------------
+
+def _tiny_config(tmp_path, vocab: int):
+    """`rewards tiny-model`'s shape (4 heads, 256 wide): its byte-level vocabulary has 259 rows."""
+    import json
+    path = tmp_path / f"tiny-{vocab}" / "config.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "num_hidden_layers": 4,
+                                "num_attention_heads": 4, "num_key_value_heads": 4, "hidden_size": 256,
+                                "intermediate_size": 1024, "vocab_size": vocab, "tie_word_embeddings": True,
+                                "max_position_embeddings": 2048}))
+    return str(path)
+
+
+def test_tp_that_does_not_divide_the_vocabulary(tmp_path):
+    """Megatron splits the embedding rows evenly over TP and verl builds through mbridge (or
+    Megatron-Bridge) without padding them: vocab 259 at TP 2 stops every worker with '259 is not
+    divisible by 2' after the cluster is up."""
+    plan = plan_for("qwen3-0.6b-grpo", model_config=_tiny_config(tmp_path, 259), check_verl=False)
+    assert plan.parallel.actor.tp == 2 and not plan.ok
+    [message] = checks(plan)["tp-vocab"]
+    assert "TP 2 does not divide the model's vocabulary of 259 rows" in message
+    assert "'259 is not divisible by 2'" in message and "tensor_model_parallel_size to one of 1" in message
+    padded = plan_for("qwen3-0.6b-grpo", model_config=_tiny_config(tmp_path, 320), check_verl=False)
+    assert "tp-vocab" not in checks(padded)
+    single = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=1",
+                      "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
+                      model_config=_tiny_config(tmp_path, 259), check_verl=False)
+    assert "tp-vocab" not in checks(single)
+
+
+def test_flash_attention_backend_needs_flash_attn():
+    """verl sets Megatron's attention_backend=flash: TransformerEngine then uses the flash-attn package
+    only, so a node without it fails at the first forward; `fused` (cuDNN) needs nothing more."""
+    from cli.launch.env import check_environment
+    plan = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    [message] = checks(plan)["attention"]
+    assert "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=fused" in message
+    assert "actor_rollout_ref.ref" not in message   # the reference copies the actor's transformer overrides
+    _, missing = check_environment(plan.cfg, launching=True)
+    assert "flash-attn" in missing                   # this machine has none: a launch from here stops
+    fused = plan_for("qwen3-0.6b-grpo",
+                     "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=fused",
+                     check_verl=False)
+    assert "attention" not in checks(fused)
+    assert "flash-attn" not in check_environment(fused.cfg, launching=True)[1]
+    fsdp = plan_for("qwen3-0.6b-grpo", strategy="fsdp", check_verl=False)
+    assert "attention" not in checks(fsdp) and "flash-attn" not in check_environment(fsdp.cfg, launching=True)[1]
+
+
+def test_unpublished_bridge_pin_points_at_mbridge():
+    """verl 0.9.1 pins megatron-bridge 0.5.2, which PyPI does not have: the advice names mbridge instead
+    of an install that cannot succeed."""
+    from cli.launch.env import check_environment
+    plan = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    [message] = checks(plan)["versions"]
+    assert "megatron-bridge==0.5.2, which PyPI does not have" in message
+    assert "vanilla_mbridge=true" in message and "pins megatron-bridge==0.5.2, vllm" not in message
+    legacy = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.vanilla_mbridge=true", check_verl=False)
+    _, missing = check_environment(legacy.cfg, launching=True)
+    assert "mbridge" in missing and "megatron-bridge" not in missing

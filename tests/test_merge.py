@@ -51,9 +51,30 @@ def save(model, directory: Path) -> Path:
     return directory
 
 
+def megatron_save(actor: Path, model, step: int, dist_ckpt: bool = False) -> Path:
+    """global_step_N/actor as verl 0.9.1's MegatronCheckpointManager.save_checkpoint leaves it (layout v2,
+    the default contents model/optimizer/extra): with the bridge the HF export in model/huggingface/,
+    with use_dist_checkpointing model shards in model/dist_ckpt/ (and no HF config); optimizer and rng
+    shards; transformer_config.json; and ckpt_contents.json, written last."""
+    if dist_ckpt:
+        (actor / "model" / "dist_ckpt").mkdir(parents=True)
+    else:
+        save(model, actor / "model" / "huggingface")
+    for part in ("optimizer", "extra"):
+        (actor / part / "dist_ckpt").mkdir(parents=True)
+        (actor / part / "dist_ckpt" / "metadata.json").write_text("{}")
+    (actor / "transformer_config.json").write_text(json.dumps({"num_layers": model.config.num_hidden_layers}))
+    model_entry = ({"path": "model/dist_ckpt", "format": "megatron_dist_checkpoint", "backend": "dist_checkpointing"}
+                   if dist_ckpt else {"path": "model/huggingface", "format": "huggingface", "backend": "mbridge"})
+    manifest = {"schema_version": 1, "framework": "megatron", "role": "actor", "global_step": step,
+                "contents": {"model": model_entry, "optimizer": {"path": "optimizer/dist_ckpt"}}}
+    (actor / "ckpt_contents.json").write_text(json.dumps(manifest))
+    return actor
+
+
 def run_dir(tmp_path: Path, model, step: int = 5) -> Path:
     run = tmp_path / "run"
-    save(model, run / f"global_step_{step}" / "actor" / "model" / "huggingface")
+    megatron_save(run / f"global_step_{step}" / "actor", model, step)
     (run / "latest_checkpointed_iteration.txt").write_text(str(step))
     return run
 
@@ -73,7 +94,7 @@ def test_bridge_export_is_copied_and_checked(tmp_path, capsys):
 def test_latest_step_and_explicit_step(tmp_path):
     model = tiny("qwen2", tied=True)
     run = run_dir(tmp_path, model, step=5)
-    save(model, run / "global_step_10" / "actor" / "model" / "huggingface")
+    megatron_save(run / "global_step_10" / "actor", model, 10)
     assert find_checkpoint(run).step == 5          # the tracker file names the latest saved step
     assert find_checkpoint(run, step=10).step == 10
     assert find_checkpoint(run / "global_step_10").role_dir == run / "global_step_10" / "actor"
@@ -114,8 +135,7 @@ def test_safetensors_header_counts(tmp_path):
 
 
 def test_dist_ckpt_runs_verls_merger(tmp_path, capsys):
-    actor = tmp_path / "run" / "global_step_3" / "actor"
-    (actor / "model" / "dist_ckpt").mkdir(parents=True)
+    actor = megatron_save(tmp_path / "run" / "global_step_3" / "actor", tiny("qwen2", tied=True), 3, dist_ckpt=True)
     tiny("qwen2", tied=True).config.save_pretrained(actor / "model" / "huggingface")
     assert main(["merge", str(actor.parent), "--target-dir", str(tmp_path / "out"), "--dry-run"]) == 0
     out = capsys.readouterr().out
@@ -149,3 +169,27 @@ def test_fsdp_checkpoint_runs_verls_fsdp_merger(tmp_path, capsys):
     assert f"FSDP shards in {actor}" in out
     assert f"-m verl.model_merger merge --backend fsdp --local_dir {actor}" in out
     assert "--tie-word-embedding" not in out
+
+
+def test_cut_off_megatron_save_is_refused(tmp_path, capsys):
+    """verl writes ckpt_contents.json after every shard of a Megatron save: without it (the run died while
+    saving, or an async save is still running) the step is refused, not exported half-written."""
+    model = tiny("qwen2", tied=True)
+    run = run_dir(tmp_path, model, step=5)
+    cut = megatron_save(run / "global_step_10" / "actor", model, 10)
+    (cut / "ckpt_contents.json").unlink()
+    assert main(["merge", str(run / "global_step_10"), "--target-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "has no ckpt_contents.json" in err and "--step" in err
+    assert not (tmp_path / "out").exists()
+    assert main(["merge", str(run), "--target-dir", str(tmp_path / "out")]) == 0   # the tracker's step 5 is whole
+
+
+def test_truncated_safetensors_is_caught(tmp_path, capsys):
+    """A weight file cut short (a copy or a save that died) keeps an intact header: the data must hold
+    every tensor the header names."""
+    out = save(tiny("qwen2", tied=True), tmp_path / "hf")
+    weights = out / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-1000])
+    assert main(["merge", str(out), "--check-only"]) == 2
+    assert "model.safetensors is not a readable safetensors file (the file is cut short" in capsys.readouterr().err

@@ -4,6 +4,15 @@ verl declares its tested versions in its package metadata (extras `megatron`, `s
 megatron-bridge, the rollout engine, torch, transformers). On the planning machine these are usually
 absent, which is fine (a note); on the node that launches, a missing package stops the launch and a
 version other than verl's pin is a warning (the unpinned-bridge breakages users hit).
+
+The Megatron engine builds every model with TransformerEngine layers (both bridges ask Megatron-Core
+for its TE layer spec), and verl sets Megatron's `attention_backend=flash`, which makes
+TransformerEngine use the flash-attn package only: without flash-attn installed the first forward
+stops with "No dot product attention backend is available". `attention_backend=fused` (cuDNN,
+inside TransformerEngine) needs nothing more. verl 0.9.1's `megatron` extra pins megatron-bridge
+0.5.2, a version PyPI does not have (it has 0.5.1 and 0.6.x); mbridge (`vanilla_mbridge=true`) is
+the bridge with the fewest dependencies (megatron-core, transformers, safetensors, einops).
+docs/launcher.md lists what a node needs.
 """
 
 from __future__ import annotations
@@ -21,6 +30,9 @@ class Requirement:
     why: str
     pinned: str | None       # the version verl pins for this run's extras, if it pins one
     installed: str | None
+
+
+UNPUBLISHED_BRIDGE_PIN = "0.5.2"   # verl 0.9.1's megatron-bridge pin; PyPI has 0.5.0, 0.5.1 and 0.6.x
 
 
 def verl_pins() -> dict[str, str]:
@@ -70,16 +82,47 @@ def requirements(cfg: Any) -> list[Requirement]:
         pins = verl_pins()
         return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
     megatron = cfg.actor_rollout_ref.actor.megatron
-    needed = [("megatron-core", "Megatron training engine"), ("transformer-engine", "Megatron kernels"),
+    needed = [("megatron-core", "Megatron training engine"),
+              ("transformer-engine", "Megatron's layers (the TE layer spec both bridges build)"),
               ("torch", "everything")]
     if megatron.get("use_mbridge", True):
         needed.append(("mbridge", "legacy model bridge (vanilla_mbridge=true)") if megatron.get("vanilla_mbridge")
                       else ("megatron-bridge", "HF <-> Megatron model bridge (use_mbridge=true)"))
+    if flash_attention_roles(cfg):
+        needed.append(("flash-attn", f"TransformerEngine attention with attention_backend=flash "
+                                     f"({', '.join(flash_attention_roles(cfg))}); attention_backend=fused needs none"))
     rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
     if rollout in ("vllm", "sglang"):
         needed.append((rollout, "rollout engine"))
     pins = verl_pins()
     return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
+
+
+def flash_attention_roles(cfg: Any) -> list[str]:
+    """The attention_backend keys to set for no Megatron role to run TransformerEngine's flash-attn
+    backend (verl's default). The reference copies the actor's transformer overrides, so it is named
+    only when it was given its own."""
+    def backend(section: Any) -> str:
+        overrides = (section.get("megatron") or {}).get("override_transformer_config") or {}
+        return str(overrides.get("attention_backend", "flash"))
+
+    key = "{}.megatron.override_transformer_config.attention_backend"
+    actor, ref = cfg.actor_rollout_ref.actor, cfg.actor_rollout_ref.ref
+    roles = [key.format("actor_rollout_ref.actor")] if backend(actor) == "flash" else []
+    if backend(ref) == "flash" and not roles:
+        roles.append(key.format("actor_rollout_ref.ref"))
+    from .parallel import need_critic
+    if need_critic(cfg) and backend(cfg.critic) == "flash":
+        roles.append(key.format("critic"))
+    return roles
+
+
+def _advice(r: Requirement) -> str:
+    """What to install: verl's pin when PyPI has it."""
+    if r.package == "megatron-bridge" and r.pinned == UNPUBLISHED_BRIDGE_PIN:
+        return (f"verl 0.9.1 pins megatron-bridge=={r.pinned}, which PyPI does not have; or use mbridge with "
+                f"actor_rollout_ref.actor.megatron.vanilla_mbridge=true")
+    return f"install {r.package}=={r.pinned}"
 
 
 def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[str]]:
@@ -90,13 +133,19 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
     for r in reqs if launching else ():   # the planning machine's own versions do not matter
         if r.installed and r.pinned and r.installed.split("+")[0] != r.pinned:
             findings.append(warning("versions", f"{r.package} {r.installed} is installed here but verl 0.9.1 pins "
-                                                f"{r.pinned} ({r.why}); if workers fail to start, install "
-                                                f"{r.package}=={r.pinned}"))
+                                                f"{r.pinned} ({r.why}); if workers fail to start, {_advice(r)}"))
     if missing and not launching:
-        pins = verl_pins()
-        pinned = ", ".join(f"{m}=={pins[m]}" for m in missing if m in pins)
+        absent = [r for r in reqs if r.installed is None]
+        unpublished = [r for r in absent if r.package == "megatron-bridge" and r.pinned == UNPUBLISHED_BRIDGE_PIN]
+        pinned = ", ".join(f"{r.package}=={r.pinned}" for r in absent if r.pinned and r not in unpublished)
         findings.append(note("versions", f"not installed on this machine, needed on the GPU nodes: {', '.join(missing)}"
-                                         + (f" (verl 0.9.1 pins {pinned})" if pinned else "")))
+                                         + (f" (verl 0.9.1 pins {pinned})" if pinned else "")
+                                         + (f"; {_advice(unpublished[0])}" if unpublished else "")))
+    flash = flash_attention_roles(cfg) if str(cfg.actor_rollout_ref.actor.strategy) == "megatron" else []
+    if flash and not any(r.package == "flash-attn" and r.installed for r in reqs):
+        findings.append(note("attention", f"verl sets Megatron's attention_backend=flash, which makes TransformerEngine "
+                                          f"use the flash-attn package only; where flash-attn is not installed set "
+                                          f"{'=fused, '.join(flash)}=fused (cuDNN attention inside TransformerEngine)"))
     return findings, missing
 
 

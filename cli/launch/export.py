@@ -9,6 +9,9 @@ Its Megatron engine writes the "v2" layout, `global_step_N/{actor,critic}/`:
 - `model/dist_ckpt/`: Megatron sharded weights (use_dist_checkpointing=true, or no bridge) -- converted
   by `python -m verl.model_merger merge --backend megatron`.
 Older checkpoints put `huggingface/` and `dist_ckpt/` directly under `actor/` (the "v1" layout).
+verl writes `ckpt_contents.json` into a v2 checkpoint last, "so its presence signals a fully-completed
+save" (`MegatronCheckpointManager._write_checkpoint_manifest`): a v2 role directory without it is a
+save that was cut off, and is refused rather than exported.
 
 A merge "succeeds" only when the output has a config, weights that exist, and a parameter count close
 to the one the config implies: a merger that silently drops a tensor (a missing lm_head, a skipped
@@ -27,6 +30,7 @@ from pathlib import Path
 from .model import ModelConfigError, read_config, shape_from_config
 
 TRACKER = "latest_checkpointed_iteration.txt"
+MANIFEST = "ckpt_contents.json"      # verl's Megatron v2 checkpoint: written last, after every shard
 WEIGHT_SUFFIXES = (".safetensors", ".bin")
 DTYPE_BYTES = {"F64": 8, "F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "I64": 8, "I32": 4,
                "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
@@ -68,6 +72,10 @@ def find_checkpoint(path: str | Path, step: int | None = None, role: str = "acto
                                   f"{', '.join(sorted(p.name for p in path.iterdir() if p.is_dir())) or 'nothing'})")
         path = path / role
     found_step = _step_of(path.parent)
+    if (path / "model").is_dir() and not (path / MANIFEST).is_file():
+        raise CheckpointError(f"{path} has no {MANIFEST}, which verl writes last when a Megatron checkpoint is "
+                              f"complete: this save was cut off (or is still being written); pick an earlier "
+                              f"step with --step")
     if (path / "model" / "huggingface").is_dir() and _has_weights(path / "model" / "huggingface"):
         return Checkpoint(path, found_step, "huggingface", path / "model" / "huggingface")
     if (path / "model" / "dist_ckpt").is_dir():
@@ -222,6 +230,7 @@ def safetensors_size(path: Path) -> tuple[int, int]:
     if not isinstance(header, dict):
         raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
     params = nbytes = 0
+    data_bytes = path.stat().st_size - 8 - length
     for name, info in header.items():
         if name == "__metadata__":
             continue
@@ -232,6 +241,9 @@ def safetensors_size(path: Path) -> tuple[int, int]:
         nbytes += end - start
         if info["dtype"] in DTYPE_BYTES and end - start != count * DTYPE_BYTES[info["dtype"]]:
             raise ValueError(f"tensor {name} has {end - start} bytes for {count} {info['dtype']} values")
+        if end > data_bytes:
+            raise ValueError(f"the file is cut short: tensor {name} ends at byte {end} of the data, which holds "
+                             f"{data_bytes}")
     return params, nbytes
 
 

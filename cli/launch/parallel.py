@@ -9,7 +9,10 @@ The rules, each with where verl (or Megatron) enforces it:
 - world = trainer.nnodes x trainer.n_gpus_per_node; DP = world / (TP x PP x CP)
   (`verl/utils/config.py::validate_config`: world divisible by TP x PP x CP);
 - attention heads and KV heads (query groups) divisible by TP, layers by PP x VPP (Megatron-Core's
-  TransformerConfig and model builders); the rollout engine's TP x DP x PP divides the world
+  TransformerConfig and model builders); the vocabulary (config.json's vocab_size) divisible by TP:
+  Megatron splits the embedding and output rows evenly (`VocabUtility.vocab_range_from_global_vocab_size`)
+  and neither bridge pads the vocabulary on verl's path (mbridge is built without
+  make_vocab_size_divisible_by, Megatron-Bridge's should_pad_vocab is off); the rollout engine's TP x DP x PP divides the world
   (`verl/workers/rollout/llm_server.py`), and its TP divides the heads (vLLM/SGLang);
 - without dynamic batch size, per role (actor, critic):
   (train_batch_size x n) % (DP x micro) == 0 (validate_config), train_batch_size >= mini
@@ -183,7 +186,7 @@ def _check_cluster(plan: ParallelPlan, available: int | None, out: list[Finding]
 
 
 def _tp_choices(shape: ModelShape, world: int, pp: int, cp: int) -> list[int]:
-    common = gcd(shape.heads, shape.kv_heads)
+    common = gcd(gcd(shape.heads, shape.kv_heads), shape.vocab)
     return [t for t in range(1, common + 1) if common % t == 0 and world % (t * pp * cp) == 0] or [1]
 
 
@@ -209,6 +212,12 @@ def _check_split(layout: Layout, plan: ParallelPlan, shape: ModelShape, out: lis
     elif shape.kv_heads % tp:
         out.append(error("tp-kv-heads", f"TP {tp} does not divide the model's {shape.kv_heads} KV heads (query groups), "
                                         f"so Megatron cannot split them: set {key}.tensor_model_parallel_size to one of {choices}"))
+    if shape.vocab % tp:
+        out.append(error("tp-vocab", f"TP {tp} does not divide the model's vocabulary of {shape.vocab} rows, which "
+                                     f"Megatron splits evenly over TP and verl's bridges do not pad (the workers stop with "
+                                     f"'{shape.vocab} is not divisible by {tp}'): set {key}.tensor_model_parallel_size to "
+                                     f"one of {choices}, or pad the model's vocab_size to a multiple of {tp} (hub models "
+                                     f"pad to a multiple of 64 or 128)"))
     if shape.vision and shape.vision.heads % tp:
         out.append(warning("tp-vision-heads", f"TP {tp} does not divide the vision tower's {shape.vision.heads} heads; "
                                               f"if building the model fails, use a TP that divides {shape.vision.heads}"))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from . import verl_config
+from .crossover import counterparts
 from .data import REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_reward, effective_settings, tokenizer_dir
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
 from .memory import MemoryEstimate, estimate, estimate_fsdp
@@ -116,12 +117,15 @@ def engine_keys(strategy: str) -> tuple[str, ...]:
     return ("megatron",) if strategy != "megatron" else ("fsdp_config", "fsdp", "ulysses_sequence_parallel_size")
 
 
-def build_overrides(request: Request, dropped: list[str] | None = None) -> OverrideList:
+def build_overrides(request: Request, dropped: list[str] | None = None,
+                    carried: list[str] | None = None) -> OverrideList:
     """The final override list: preset, the launcher's wiring, then the user's overrides.
 
     The strategy picks verl's engine: `model_engine=megatron`, or `model_engine=dp` with the actor's
     (and critic's) `strategy=fsdp|fsdp2`. A preset written for the other engine keeps every common key;
-    its engine-only keys (`...megatron.*` or `...fsdp_config.*`) are left out and listed in `dropped`.
+    its offload and checkpointing settings are carried over to this engine's keys (`crossover`, listed
+    in `carried` as "old -> new") unless the preset sets those keys itself; its other engine-only keys
+    (`...megatron.*` or `...fsdp_config.*`) are left out and listed in `dropped`.
     """
     preset = request.preset
     strategy = request.strategy or preset.strategy
@@ -140,9 +144,18 @@ def build_overrides(request: Request, dropped: list[str] | None = None) -> Overr
     model = _absolute(request.model or preset.model, may_be_hub_id=True)
     add("actor_rollout_ref.model.path", model)
     other_engine = set(engine_keys(strategy))
+    crosses = (strategy == "megatron") != (preset.strategy == "megatron")
     for key, value in preset.overrides.items():
+        carry = counterparts(key, value, strategy) if crosses else {}
+        added = []
+        for new_key, new_value in carry.items():
+            if new_key not in preset.overrides:   # the preset's own value of that key wins
+                add(new_key, new_value, "preset")
+                added.append(f"{new_key}={hydra_value(new_value)}")
+        if added and carried is not None:
+            carried.append(f"{key}={hydra_value(value)} -> {', '.join(added)}")
         if other_engine & set(key.split(".")):
-            if dropped is not None:
+            if dropped is not None and not carry:
                 dropped.append(key)
             continue
         override = parse_override(f"{key}={hydra_value(value)}", source="preset")
@@ -223,8 +236,12 @@ def _wrong_type(exc: Exception, overrides) -> str:
 def make_plan(request: Request) -> Plan:
     """Every check that can run without GPUs; `plan.ok` says whether to launch."""
     dropped: list[str] = []
-    plan = Plan(request=request, overrides=build_overrides(request, dropped), dropped=dropped)
+    carried: list[str] = []
+    plan = Plan(request=request, overrides=build_overrides(request, dropped, carried), dropped=dropped)
     out = plan.findings
+    if carried:
+        out.append(note("strategy", f"preset {request.preset.name} is written for {request.preset.strategy}; "
+                                    f"its settings carried over to {plan.strategy}: {'; '.join(carried)}"))
     if dropped:
         out.append(note("strategy", f"preset {request.preset.name} is written for {request.preset.strategy}; "
                                     f"its {request.preset.strategy}-only keys are left out: {', '.join(dropped)}"))
