@@ -89,7 +89,7 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
     target = Path(path).expanduser()
     if _is_direct(target):
         try:
-            stream = open(target, "w", encoding="utf-8", newline="\n")
+            stream = open(target, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
         except OSError as exc:
             raise CommandError(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
         sink = _guarded(stream, f"{flag} {path}", None)
@@ -189,7 +189,8 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _text(raw: io.BufferedWriter, zipped: bool) -> TextIO:
     inner = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if zipped else raw
-    return io.TextIOWrapper(inner, encoding="utf-8", newline="\n", write_through=False)
+    # A lone surrogate (a file name that is not UTF-8, in a page title) is written as its escape.
+    return io.TextIOWrapper(inner, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=False)
 
 
 class _Guarded(io.TextIOBase):

@@ -109,11 +109,20 @@ def _file_page(judged, source: Path, args, unit: str, audit):
     if not report.total:
         raise NoRows(f"{args.file}: no rows")
     notes = [f"{report.total} rows from {source.name}: {_ways(how)}."]
+    nonfinite = sum(sum(stats.nonfinite.values()) for stats in report.sources.values())
+    if nonfinite:
+        notes.append(f"{nonfinite} row(s) have a NaN or infinite reward: counted as 0 in the means, and their "
+                     f"GRPO groups are not counted as zero-variance (their variance is not known).")
     page = render_html(report, args.title or f"Reward report: {source.name}", notes, audit)
     lines = []
     for name, stats in report.sources.items():
         g = stats.group_stats()
         groups = f", zero-variance groups {g.zero_variance}/{g.groups}" if g.groups else ""
+        if g.nonfinite:
+            groups += f" ({g.nonfinite} with a NaN or infinite reward, variance unknown)"
+        if stats.nonfinite:
+            groups += (", rewards not finite (counted as 0): "
+                       + ", ".join(f"{n} {name}" for name, n in sorted(stats.nonfinite.items())))
         lines.append(f"{name}: {stats.count} rows, mean score {stats.mean_score:.3f}, acc {stats.accuracy:.3f}{groups}")
     return page, lines + _audit_lines(audit), report.to_dict() | _audit_numbers(audit)
 

@@ -33,7 +33,12 @@ class Printable(io.TextIOBase):
         self.table = STRIP_KEEP_CR if keep_cr else STRIP
 
     def write(self, text: str) -> int:
-        self.stream.write(text.translate(self.table))
+        text = text.translate(self.table)
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:  # a file name that is not UTF-8 (a lone surrogate): shown as an escape
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
         return len(text)
 
     def flush(self) -> None:

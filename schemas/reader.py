@@ -258,11 +258,13 @@ def _folder_rows(folder: Path, steps: list[tuple[int, Path]]) -> Iterator[InputR
 def _parquet_rows(path: Path) -> Iterator[InputRow]:
     import pyarrow.parquet as pq
 
+    handle = _open(path)  # opened here: pyarrow cannot encode a file name that is not UTF-8
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(handle)
     except Exception as exc:
+        handle.close()
         raise UnreadableFile(f"{path}: not a readable parquet file ({first_line(exc)})") from None
-    return _parquet_batches(parquet, path)
+    return _closing(handle, _parquet_batches(parquet, path))
 
 
 def _parquet_batches(parquet, path: Path) -> Iterator[InputRow]:

@@ -117,7 +117,8 @@ def read_table(path: str | Path) -> pa.Table:
 
     path = Path(path)
     if path.suffix.lower() not in JSON_SUFFIXES:
-        return pq.read_table(str(path))
+        with open(path, "rb") as handle:  # opened here: pyarrow cannot encode a name that is not UTF-8
+            return pq.read_table(handle)
     import pyarrow.json as pj
 
     from .reader import read_rows
@@ -126,6 +127,7 @@ def read_table(path: str | Path) -> pa.Table:
         if item.problem is not None:
             raise RowFileError(item.problem)
     try:
-        return pj.read_json(str(path))
+        with open(path, "rb") as handle:
+            return pj.read_json(handle)
     except pa.ArrowInvalid as exc:  # every line is an object: the rows disagree on a column's type
         raise RowFileError(f"{path}: {str(exc).splitlines()[0]}") from None

@@ -103,3 +103,37 @@ def test_prepare_stages_under_unguessable_names_and_writes_ordinary_files(tmp_pa
     for name in ("train.parquet", "test.parquet", "manifest.json"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp") and not p.is_symlink()]
+
+
+def test_report_names_nan_and_infinite_rewards_and_no_nan_group_is_zero_variance(tmp_path, capsys):
+    rows = [(1.0, "g1"), (float("nan"), "g1"), (float("nan"), "g2"), (float("inf"), "g2"), (0.0, "g3"), (0.0, "g3")]
+    path = tmp_path / "scored.jsonl"
+    path.write_text("".join(json.dumps({"data_source": "openai/gsm8k", "response": "#### 1", "ground_truth": "1",
+                                        "score": s, "verdict": "wrong", "uid": g}) + "\n" for s, g in rows))
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html"), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "zero-variance groups 1/3 (2 with a NaN or infinite reward" in out
+    assert "rewards not finite (counted as 0): 2 NaN, 1 inf" in out
+    assert "NaN or infinite reward" in (tmp_path / "r.html").read_text()
+
+
+def test_report_and_validate_take_a_file_name_that_is_not_utf8(tmp_path, capsys):
+    name = os.fsdecode(b"bad\xffname.jsonl")
+    path = tmp_path / name
+    path.write_text(json.dumps({"data_source": "$x^2$ \\$", "response": "#### 1", "ground_truth": "1"}) + "\n")
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html"), "-q"]) == 0
+    assert "$x^2$" in capsys.readouterr().out
+    assert main(["score", str(path), "-q", "-o", str(tmp_path / "out.jsonl")]) == 1  # no such scorer, no crash
+    code = main(["validate", str(path), "-q"])
+    err = capsys.readouterr()
+    assert code in (0, 1) and "encode" not in err.out + err.err and "Traceback" not in err.err
+
+
+def test_rescoring_a_scored_file_keeps_the_original_reward(tmp_path, capsys):
+    first = tmp_path / "dump.jsonl"
+    first.write_text(json.dumps({"data_source": "openai/gsm8k", "response": "#### 2", "ground_truth": "2",
+                                 "score": 0.25}) + "\n")
+    assert main(["score", str(first), "-o", str(tmp_path / "once.jsonl"), "-q"]) == 0
+    assert main(["score", str(tmp_path / "once.jsonl"), "-o", str(tmp_path / "twice.jsonl"), "-q"]) == 0
+    row = json.loads((tmp_path / "twice.jsonl").read_text())
+    assert row["prev_score"] == 0.25 and row["score"] == 1.0

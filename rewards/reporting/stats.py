@@ -42,6 +42,8 @@ class Row:
     format: float | None = None
     """The `format` key (1.0 where no format rule was set); None when the row has none."""
     gold: str | None = None
+    nonfinite: str = ""
+    """"NaN", "inf" or "-inf" when the row's reward was not a finite number (its `score` is then 0)."""
 
     @property
     def judged(self) -> bool:
@@ -92,7 +94,17 @@ def make_row(data_source: str, result: Mapping[str, Any], response: Any = None,
         error=str(result.get("error") or ""),
         format=None if fmt is None else _number(fmt),
         gold=None if gold is None else _text(gold),
+        nonfinite=_nonfinite(result.get("score")),
     )
+
+
+def _nonfinite(value: Any) -> str:
+    """The name of a reward that is a number but not a finite one ("NaN", "inf", "-inf"), else ""."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return ""
+    return "" if math.isfinite(x) else "NaN" if math.isnan(x) else "inf" if x > 0 else "-inf"
 
 
 def score_only_row(data_source: str, score: Any, response: Any = None, record: Mapping[str, Any] | None = None,
@@ -125,6 +137,7 @@ class GroupStats:
     all_correct: int = 0      # ... because every sample was correct
     all_failed: int = 0       # ... because no sample was correct
     mean_size: float = 0.0
+    nonfinite: int = 0        # groups with a NaN or infinite reward: their variance is not known
 
     @property
     def share(self) -> float:
@@ -149,9 +162,15 @@ class SourceStats:
     wrong_preds: Counter = field(default_factory=Counter)
     groups: dict[tuple, list[tuple[float, float]]] = field(default_factory=lambda: defaultdict(list))
     errors: list[str] = field(default_factory=list)
+    nonfinite: Counter = field(default_factory=Counter)    # "NaN"/"inf"/"-inf" -> rows (their score counts as 0)
+    nonfinite_groups: set = field(default_factory=set)
 
     def add(self, row: Row) -> None:
         self.scores.append(row.score)
+        if row.nonfinite:
+            self.nonfinite[row.nonfinite] += 1
+            if row.group is not None:
+                self.nonfinite_groups.add(row.group)
         self.verdicts[row.verdict] += 1
         self.correct += row.acc >= 1.0
         if row.length is not None:
@@ -178,12 +197,14 @@ class SourceStats:
     def group_stats(self) -> GroupStats:
         out = GroupStats()
         sizes = []
-        for members in self.groups.values():
+        for key, members in self.groups.items():
             if len(members) < 2:
                 continue
             out.groups += 1
             sizes.append(len(members))
-            if zero_variance([s for s, _ in members]):
+            if key in self.nonfinite_groups:  # a NaN reward is no evidence of equal rewards
+                out.nonfinite += 1
+            elif zero_variance([s for s, _ in members]):
                 out.zero_variance += 1
                 accs = {a >= 1.0 for _, a in members}
                 if accs == {True}:
@@ -242,7 +263,9 @@ class Report:
                 "rows": s.count, "mean_score": s.mean_score, "acc": s.accuracy,
                 "verdicts": dict(s.verdicts),
                 "groups": {"groups": g.groups, "zero_variance": g.zero_variance, "share": g.share,
-                           "all_correct": g.all_correct, "all_failed": g.all_failed, "mean_size": g.mean_size},
+                           "all_correct": g.all_correct, "all_failed": g.all_failed, "mean_size": g.mean_size,
+                           "nonfinite": g.nonfinite},
+                "nonfinite_rewards": dict(s.nonfinite),
                 "acc_by_length": [vars(b) for b in s.length_bins()],
                 "top_wrong": s.top_wrong(),
             }
