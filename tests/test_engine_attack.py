@@ -324,3 +324,61 @@ def test_a_memory_cap_no_worker_starts_under_raises_at_once():
     assert time.monotonic() - start < 30
     engine.configure(memory_mb=1024)
     assert compute_score(MATH, r"\boxed{\binom{6}{2}}", "15")["verdict"] == "correct"
+
+
+# -- 5. sound answers in a burst: identical checks in flight run once ----------------------------------
+
+def test_identical_calls_in_flight_run_once_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    before = engine.stats().calls
+    start = time.monotonic()
+    with ThreadPoolExecutor(16) as ex:  # 16 x 0.5 s on 2 workers would need 4 s
+        answers = list(ex.map(lambda _: call_bounded(f.sleep_then, 0.5, "same", timeout=2.5), range(16)))
+    assert answers == ["same"] * 16
+    assert time.monotonic() - start < 2.0
+    assert engine.stats().calls - before <= 2
+
+
+def test_identical_calls_in_flight_run_once_asyncio():
+    async def burst():
+        return await asyncio.gather(*(engine.acall_bounded(f.sleep_then, 0.5, "same", timeout=2.5)
+                                      for _ in range(39)))
+
+    before = engine.stats().calls
+    assert asyncio.run(burst()) == ["same"] * 39
+    assert engine.stats().calls - before <= 2
+
+
+def test_a_follower_outlives_its_leaders_interruption():
+    """The leader's wait is interrupted (a signal handler raises in it): followers run the call
+    themselves and get their answer; nobody gets another call's answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as ex:
+        old = _alarm_after(0.2, KeyboardInterrupt)
+        try:
+            followers = []
+            with pytest.raises(KeyboardInterrupt):
+                followers.append(None)
+                time.sleep(0.01)
+                followers = [ex.submit(lambda: (time.sleep(0.05), call_bounded(f.sleep_then, 0.4, "x", timeout=10))[1])
+                             for _ in range(3)]
+                call_bounded(f.sleep_then, 0.4, "x", timeout=10)
+        finally:
+            _disarm(old)
+        assert [fut.result() for fut in followers] == ["x", "x", "x"]
+
+
+def test_a_burst_of_repeated_sound_answers_loses_none():
+    """A GRPO-shaped burst gathered at once (issue 23: 39 sound answers, 33 came back `timeout`):
+    four distinct sympy-bound answers, each repeated ten times, at a 5 s deadline."""
+    from tests.helpers.mix import symbolic
+
+    rows = symbolic(4) * 10
+
+    async def burst():
+        return await asyncio.gather(*(compute_score_async(*row) for row in rows))
+
+    verdicts = [out["verdict"] for out in asyncio.run(burst())]
+    assert verdicts == ["correct"] * len(rows)

@@ -31,6 +31,7 @@ from ..forksafe import ForkSafeLock
 from .by_name import WorkerFunction
 from .config import EngineConfig, EngineConfigError, from_env
 from .errors import EngineError, WorkerCrashed, WorkerError, WorkerTimeout
+from .flights import ashared_call, flight_key, shared_call
 from .scope import Deferred, answered, deadline, within
 from .scope import drive as _drive
 from .stats import PoolStats
@@ -138,7 +139,9 @@ def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     `within` scope's deadline, if earlier), waiting for a free worker included.
 
     Raises WorkerTimeout, WorkerCrashed or WorkerError instead of returning; a pickling error
-    for an unpicklable fn or argument is raised as is, before any worker is involved.
+    for an unpicklable fn or argument is raised as is, before any worker is involved. An
+    identical call (same function and arguments) already in flight is waited for instead of
+    run again (flights.py).
     """
     _check_timeout(timeout)
     if get_config().inline:
@@ -150,7 +153,7 @@ def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     end, budget = _end(float(timeout), start_cost)
     if budget <= 0:
         raise WorkerTimeout(float(timeout), queued=True)
-    return pool.call(fn, args, end, budget)
+    return shared_call(flight_key(fn, args), end, budget, lambda: pool.call(fn, args, end, budget))
 
 
 async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
@@ -170,7 +173,7 @@ async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> A
     end, budget = _end(float(timeout), start_cost)
     if budget <= 0:
         raise WorkerTimeout(float(timeout), queued=True)
-    return await pool.acall(fn, args, end, budget)
+    return await ashared_call(flight_key(fn, args), end, budget, lambda: pool.acall(fn, args, end, budget))
 
 
 async def drive(judge: Callable[[], Any]) -> Any:

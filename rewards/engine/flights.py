@@ -1,0 +1,142 @@
+"""Identical calls in flight share one worker run.
+
+A GRPO group holds n responses to one prompt, and many spell the same answer: scored at once,
+each identical sympy check queued for a worker of its own, and in a burst the copies pushed sound
+answers past their deadlines (issue 23). Here the first call of a function on given arguments
+leads; an identical call arriving while it runs waits for the leader's outcome (within its own
+deadline) instead of queueing. A value, or the function's own exception (`WorkerError`), is the
+same for every caller and is shared. Anything else the leader met is its own: a timeout is shared
+only with followers that have no more time left than the leader had (the same check would only
+time out again); a crash or an exception raised into the leader's wait makes followers run the
+call themselves.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import time
+from concurrent.futures import Future, wait
+from typing import Any, Awaitable, Callable
+
+from ..forksafe import ForkSafeLock, after_fork
+from .errors import WorkerError, WorkerTimeout
+
+_lock = ForkSafeLock()
+_flights: dict[Any, "_Flight"] = {}
+
+
+def _forget_all() -> None:
+    _flights.clear()  # the parent's leaders do not exist in a forked child
+
+
+after_fork(_forget_all)
+
+
+class _Flight:
+    __slots__ = ("future", "budget")
+
+    def __init__(self, budget: float):
+        self.future: Future = Future()
+        self.budget = budget
+
+
+def flight_key(fn: Callable[..., Any], args: tuple) -> bytes | None:
+    """What makes two calls identical: their pickles (a function pickles by module and name, a
+    partial with its arguments). Equal pickles unpickle to the same call; unequal ones only
+    miss a merge. None for a call that does not pickle: it runs alone, and the pool says why."""
+    try:
+        return pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+
+
+def _join(key: Any, budget: float) -> tuple[_Flight, bool]:
+    """The flight for `key`, and whether this caller leads it."""
+    with _lock:
+        flight = _flights.get(key)
+        if flight is not None:
+            return flight, False
+        flight = _flights[key] = _Flight(budget)
+        return flight, True
+
+
+def _land(key: Any, flight: _Flight) -> None:
+    with _lock:
+        if _flights.get(key) is flight:
+            del _flights[key]
+
+
+def _outcome(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
+    """What a follower takes from a finished (or not) flight: (True, value), a raised shared
+    exception, or (False, None) when it must run the call itself."""
+    if not flight.future.done():
+        raise WorkerTimeout(budget, queued=True)  # its own deadline passed while it waited
+    exc = flight.future.exception()
+    if exc is None:
+        return True, flight.future.result()
+    if isinstance(exc, WorkerError):
+        raise exc
+    if isinstance(exc, WorkerTimeout) and end - time.monotonic() <= flight.budget:
+        raise WorkerTimeout(budget, exc.fn_name, exc.queued)
+    return False, None
+
+
+def shared_call(key: Any, end: float, budget: float, run: Callable[[], Any]) -> Any:
+    """`run()` (the pool call, due by `end`), or the outcome of an identical call in flight."""
+    if key is None:
+        return run()
+    flight, lead = _join(key, budget)
+    if not lead:
+        left = end - time.monotonic()
+        wait([flight.future], timeout=left if math.isfinite(left) else None)
+        known, value = _outcome(flight, end, budget)
+        return value if known else run()
+    return _lead(key, flight, run)
+
+
+async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Awaitable[Any]]) -> Any:
+    """`shared_call` for asyncio: a follower waits on the event loop."""
+    import asyncio
+
+    if key is None:
+        return await run()
+    flight, lead = _join(key, budget)
+    if not lead:
+        from .pool import _resolve
+
+        loop = asyncio.get_running_loop()
+        landed = loop.create_future()
+
+        def wake(_: Future) -> None:
+            try:
+                loop.call_soon_threadsafe(_resolve, landed)
+            except RuntimeError:  # that event loop is closed
+                pass
+
+        flight.future.add_done_callback(wake)
+        left = end - time.monotonic()
+        await asyncio.wait((landed,), timeout=left if math.isfinite(left) else None)
+        known, value = _outcome(flight, end, budget)
+        return value if known else await run()
+    try:
+        value = await run()
+    except BaseException as exc:
+        flight.future.set_exception(exc)
+        raise
+    finally:
+        _land(key, flight)
+    flight.future.set_result(value)
+    return value
+
+
+def _lead(key: Any, flight: _Flight, run: Callable[[], Any]) -> Any:
+    try:
+        value = run()
+    except BaseException as exc:
+        flight.future.set_exception(exc)
+        raise
+    finally:
+        _land(key, flight)
+    flight.future.set_result(value)
+    return value
