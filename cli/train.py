@@ -213,7 +213,7 @@ def _smoke(args, preset, plan) -> int:
     from .launch.env import check_environment, missing_sentence
     _, missing = check_environment(small.cfg, launching=True)
     if missing:
-        print(f"smoke: FAIL before launch: {missing_sentence(missing, small.strategy)}")
+        print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg)}")
         return 1
     reward_path = str(small.cfg.reward.custom_reward_function.get("path") or "")
     print("smoke: launching verl", flush=True)
@@ -242,7 +242,7 @@ def _launch(args, plan, argv) -> int:
     for finding in findings:
         print(f"rewards train: {finding}", file=sys.stderr)
     if missing:
-        raise CommandError(missing_sentence(missing, plan.strategy) + ": install them here (verl's extras list the "
+        raise CommandError(missing_sentence(missing, plan.cfg) + ": install them here (verl's extras list the "
                                                                      "tested versions) or use --ray-address")
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "

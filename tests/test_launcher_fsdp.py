@@ -296,5 +296,5 @@ def test_flash_attn_is_required_unless_the_run_asks_for_sdpa_without_remove_padd
     assert "flash-attn" not in [r.package for r in requirements(padded_sdpa.cfg)]
     unpadded_sdpa = plan_for("tiny-gsm8k-grpo", "actor_rollout_ref.model.use_remove_padding=true")
     assert "flash-attn" in [r.package for r in requirements(unpadded_sdpa.cfg)]
-    sentence = missing_sentence(["flash-attn"], "fsdp")
+    sentence = missing_sentence(["flash-attn"], default.cfg)
     assert "attn_implementation=sdpa" in sentence and "use_remove_padding=false" in sentence

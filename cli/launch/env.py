@@ -149,10 +149,14 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
     return findings, missing
 
 
-def missing_sentence(missing: list[str], strategy: str) -> str:
-    """One sentence naming what this machine lacks to train, with flash-attn's way around it."""
+def missing_sentence(missing: list[str], cfg: Any) -> str:
+    """One sentence naming what this machine lacks to train, with flash-attn's way around it on the
+    run's engine."""
+    strategy = str(cfg.actor_rollout_ref.actor.strategy)
     text = f"this machine lacks {', '.join(missing)}, which verl's {strategy} engine needs to train"
-    if "flash-attn" in missing:
+    if "flash-attn" in missing and strategy == "megatron":
+        text += f" (flash-attn: or run without it, with {'=fused '.join(flash_attention_roles(cfg))}=fused)"
+    elif "flash-attn" in missing:
         text += (" (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
                  "actor_rollout_ref.model.use_remove_padding=false, and the same two for critic.model with a critic)")
     return text
