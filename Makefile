@@ -3,7 +3,7 @@ VENV ?= .venv
 PY   := $(VENV)/bin/python
 PIP  := $(VENV)/bin/pip --disable-pip-version-check -q
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench check-install clean
 
 # Core install: the scorers and the CLI (no torch, no verl).
 $(VENV)/.core: pyproject.toml constraints.txt
@@ -23,6 +23,10 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.dev
 	$(PY) -m pytest
+
+# The README's GPU-node install line, resolved against the package index by pip (dry run; minutes).
+check-install: $(VENV)/.dev
+	$(PY) -m pytest -m network tests/test_install.py
 
 bench: $(VENV)/.dev
 	$(PY) tests/bench/run.py
