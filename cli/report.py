@@ -178,6 +178,7 @@ def _judge(items: Iterable[Any], args, length: Callable[[Any, Any], int | None],
 
 def _judge_chunk(chunk: list[Any], args, length, auditor) -> Iterator[tuple[Any, Any, str]]:
     from rewards.reporting.stats import make_row, score_only_row
+    from schemas.rollouts import data_source_of
 
     from .score import score_rows
     from .settings_flags import settings_from
@@ -193,7 +194,7 @@ def _judge_chunk(chunk: list[Any], args, length, auditor) -> Iterator[tuple[Any,
         elif not args.rescore and "score" in row and "verdict" in row:
             out.append((item.step, _row(make_row, row, row, args.data_source, length), FROM_FILE))
             compared[-1] = (row, row, True)
-        elif row.get("data_source") or args.data_source:
+        elif data_source_of(row, args.data_source):
             out.append(None)
             to_score.append((len(out) - 1, item))
         elif "score" in row:
@@ -214,9 +215,9 @@ def _judge_chunk(chunk: list[Any], args, length, auditor) -> Iterator[tuple[Any,
 
 def _row(build, record: dict, result: Any, data_source: str | None, length) -> Any:
     """A report row for `record`, with its response, gold and length found as `rewards score` finds them."""
-    from schemas.rollouts import RecordError, read_record
+    from schemas.rollouts import RecordError, data_source_of, read_record
 
-    label = str(record.get("data_source") or data_source or UNLABELLED)
+    label = str(data_source_of(record, data_source) or UNLABELLED)
     try:
         _, response, gold, extra = read_record(record, label)
     except RecordError:

@@ -21,7 +21,7 @@ from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
 from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
-from schemas.rollouts import RecordError, json_line, read_record, write_record
+from schemas.rollouts import RecordError, data_source_of, json_line, read_record, write_record
 
 from .audit import Auditor, add_audit_flags, audited, score_chunk_against
 from .errors import CommandError
@@ -252,8 +252,8 @@ def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: s
     if item.error is not None or not isinstance(row, dict):
         return {"input": row, **result}
     out = write_record(row, result)
-    if not out.get("data_source") and data_source:
-        out["data_source"] = data_source
+    if not out.get("data_source") and data_source_of(row, data_source):
+        out["data_source"] = data_source_of(row, data_source)
     if item.step is not None:
         out.setdefault("step", item.step)
     return out
@@ -267,6 +267,5 @@ def _write_line(sink: TextIO, row: dict[str, Any]) -> None:
 
 
 def _source_label(row: Any, default: str | None) -> str:
-    source = row.get("data_source") if isinstance(row, dict) else None
-    label = str(source or default or "(none)")
+    label = str(data_source_of(row, default) or "(none)")
     return label.encode("utf-8", "backslashreplace").decode("utf-8")  # printable even with a lone surrogate

@@ -77,6 +77,9 @@ class Settings:
     """Path or hub id of the policy's tokenizer, to count response tokens for the length terms."""
     verdict_keys: bool = False
     """Add one 0/1 key per failure verdict (`verdict_timeout`, ...) so verl's dashboard plots their rates."""
+    data_source_key: bool = False
+    """`rewards.verl` adds `scored_data_source` (the row's data_source) so verl's dumps, which have no
+    data_source column, can be replayed and reported per data_source (docs/verl.md)."""
 
     def __post_init__(self) -> None:
         if self.gsm8k_mode not in GSM8K_MODES:
@@ -92,10 +95,12 @@ def _check_format_and_shaping(s: Settings) -> None:
 
     prefilled = {True: "yes", False: "no", "true": "yes", "false": "no"}.get(s.think_prefilled, s.think_prefilled)
     object.__setattr__(s, "think_prefilled", prefilled)
-    flag = {"true": True, "false": False}.get(str(s.verdict_keys).lower(), s.verdict_keys)
-    if not isinstance(flag, bool):
-        raise SettingsError(f"verdict_keys must be true or false, got {s.verdict_keys!r}")
-    object.__setattr__(s, "verdict_keys", flag)
+    for name in ("verdict_keys", "data_source_key"):
+        value = getattr(s, name)
+        flag = {"true": True, "false": False}.get(str(value).lower(), value)
+        if not isinstance(flag, bool):
+            raise SettingsError(f"{name} must be true or false, got {value!r}")
+        object.__setattr__(s, name, flag)
     for name, allowed in (("format_rule", FORMAT_RULES), ("format_mode", FORMAT_MODES),
                           ("think_prefilled", THINK_PREFILLED), ("length_unit", LENGTH_UNITS)):
         if getattr(s, name) not in allowed:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from . import api
 from .compose import compose
 from .registry import ScorerEntry, UnknownDataSourceError, get_scorer
-from .result import Result, Verdict, from_reward
+from .result import DUMP_SOURCE_KEY, Result, Verdict, from_reward
 from .settings import Settings, make_settings
 
 log = logging.getLogger("rewards")
@@ -58,7 +58,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     entry = _entry(data_source)
     if entry is None:
         return _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
-    return api.score_entry(entry, solution_str, ground_truth, extra_info, kwargs)
+    return labelled(api.score_entry(entry, solution_str, ground_truth, extra_info, kwargs), data_source, kwargs)
 
 
 async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any,
@@ -81,7 +81,8 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
         import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
 
         return await asyncio.to_thread(_delegate, data_source, solution_str, ground_truth, extra_info, kwargs)
-    return await api.score_entry_async(entry, solution_str, ground_truth, extra_info, kwargs)
+    result = await api.score_entry_async(entry, solution_str, ground_truth, extra_info, kwargs)
+    return labelled(result, data_source, kwargs)
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str],
@@ -115,7 +116,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
         results[i] = _delegate(data_sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs)
     samples = [api.Sample(str(data_sources[i]), solution_strs[i], ground_truths[i], extra_infos[i]) for i in ours]
     for i, result in zip(ours, api.score_batch(samples, **kwargs)):
-        results[i] = result.to_dict()
+        results[i] = labelled(result.to_dict(), data_sources[i], kwargs)
     if any(r is None for r in results):  # pragma: no cover - guards the one-per-sample contract
         raise RuntimeError("compute_score_batch lost a sample; this is a bug in rewards.verl")
     return results  # type: ignore[return-value]
@@ -195,7 +196,19 @@ def _delegate(data_source: Any, solution_str: Any, ground_truth: Any,
             raise  # pragma: no cover - registered meanwhile; cannot happen for a stable registry
     except Exception as exc:  # verl's scorers may raise on model text; ours never do
         result = _delegated_error(data_source, exc)
-    return compose(result, solution_str, extra_info, settings).to_dict()
+    return labelled(compose(result, solution_str, extra_info, settings).to_dict(), data_source, kwargs)
+
+
+def labelled(result: dict[str, Any], data_source: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The result, with `DUMP_SOURCE_KEY` when the `data_source_key` setting is on: verl writes
+    every key of the reward dict into its dumps (`trainer.validation_data_dir`, and the legacy
+    trainer's `rollout_data_dir`), which have no data_source column, so that `rewards report` and
+    `rewards score` can label a mixed run's rows. Not `data_source` itself: verl puts the reward
+    keys into the batch beside the row's own `data_source` array, and a second array of another
+    dtype fails verl's batch union."""
+    if make_settings({}, kwargs).data_source_key:
+        result[DUMP_SOURCE_KEY] = str(data_source)
+    return result
 
 
 @lru_cache(maxsize=64)

@@ -4,7 +4,8 @@ Accepted inputs, so that files from every common source score without conversion
 - our own / generic rows: `data_source`, `response` or `solution_str`, `ground_truth`;
 - verl training rows with a response added: `reward_model.ground_truth`;
 - verl rollout and validation dumps (`trainer.rollout_data_dir`): `output` and `gts`, and no
-  `data_source` column at all, so the caller supplies one.
+  `data_source` column at all: the reward's `scored_data_source` when the run had the
+  `data_source_key` setting (validation dumps), else the caller supplies one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import decimal
 import json
 from typing import Any, Mapping
 
-from rewards.result import RESULT_KEYS
+from rewards.result import DUMP_SOURCE_KEY, RESULT_KEYS
 
 RESPONSE_KEYS = ("response", "solution_str", "output")
 GOLD_KEYS = ("ground_truth", "reward_model.ground_truth", "gts")
@@ -51,14 +52,23 @@ def gold_of(row: Mapping[str, Any]) -> Any:
     return _first(row, GOLD_KEYS)
 
 
+def data_source_of(row: Any, default: str | None = None) -> Any:
+    """The row's own `data_source`; else, in a verl dump of a run with the `data_source_key`
+    setting, the one `rewards.verl` wrote (DUMP_SOURCE_KEY); else `default` (`--data-source`)."""
+    if not isinstance(row, Mapping):
+        return default
+    return row.get("data_source") or row.get(DUMP_SOURCE_KEY) or default
+
+
 def read_record(row: Any, data_source: str | None = None) -> tuple[str, Any, Any, Mapping | None]:
     """(data_source, response, ground_truth, extra_info) from one input row.
 
-    The row's own `data_source` wins; `data_source` fills it in for rows that lack one (verl dumps).
+    The row's own data_source wins (`data_source_of`); `data_source` fills it in for rows that lack
+    one (verl dumps).
     """
     if not isinstance(row, Mapping):  # the commands' rows are checked by the reader (InputRow.problem)
         raise RecordError(f"a record is a mapping, got {type(row).__name__}")
-    source = row.get("data_source") or data_source
+    source = data_source_of(row, data_source)
     if not source:
         raise RecordError("field `data_source` is missing (verl dumps have none: pass --data-source)")
     response = _first(row, RESPONSE_KEYS)

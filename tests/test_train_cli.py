@@ -37,8 +37,8 @@ def test_dry_run_prints_plan_and_one_override_per_line(capsys):
     assert "    model_engine=megatron \\" in command
     assert "    data.train_batch_size=8 \\" in command            # replaced in place, once
     assert sum("data.train_batch_size=" in line for line in command) == 1
-    assert command[-1].strip() == "reward.custom_reward_function.name=compute_score" or \
-        command[-1].strip() == "trainer.total_epochs=3"
+    assert command[-1].strip() in ("reward.custom_reward_function.name=compute_score", "trainer.total_epochs=3",
+                                   "+reward.custom_reward_function.reward_kwargs.data_source_key=true")
     assert all(line.endswith(" \\") for line in command[:-1])
 
 
