@@ -382,3 +382,17 @@ def test_a_burst_of_repeated_sound_answers_loses_none():
 
     verdicts = [out["verdict"] for out in asyncio.run(burst())]
     assert verdicts == ["correct"] * len(rows)
+
+
+@pytest.mark.parametrize("answer", [r"\sum_{k=1}^{9000} k^{7} \cdot \prod_{j=1}^{40} (x+j)",
+                                    r"\prod_{k=2}^{2000}(1-\frac{1}{k^2}) \int_0^1 x\,dx",
+                                    r"\sum_{n=1}^{5000} \sum_{m=1}^{n} m x"])
+def test_a_big_operator_over_another_is_refused_before_any_worker(answer):
+    before = engine.stats().calls
+    start = time.monotonic()
+    out = compute_score(MATH, rf"\boxed{{{answer}}}", "5")
+    assert out["verdict"] == "timeout" and time.monotonic() - start < 0.5
+    assert engine.stats().calls == before
+    from rewards.math.cost import too_costly
+
+    assert too_costly(r"\sum_{k=1}^{900}\prod_{j=1}^{k} j") is None  # small enough to evaluate

@@ -13,6 +13,12 @@
    variants make half of the 20 pathological answers ones the cost rule admits (a 9,000-term
    power sum), which hold a worker until the deadline.
 
+4. Issue 23's held mix (`held_mix`: 36 sound sympy-bound answers, 12 that hold a worker to the
+   deadline) from 8 and 32 threads, gathered asyncio tasks, and inside a Ray actor (`--only
+   held-8 held-32 held-async held-ray`): sound answers lost, batch time, the held answers' times.
+5. `--verl-scale OUT`: verl's scale on one host (8 reward processes, 1,024 samples a step, 2%
+   hopeless, 5% sympy-bound; needs only the package, sympy and numpy): one table, also in OUT.
+
 Each measurement runs in a fresh process with the pool started before the clock; verdicts are
 compared with the same samples judged one at a time in that process (verdict cache cleared
 between). Every call is timed from its own start; the bound to hold is deadline + 0.5 s.
@@ -207,6 +213,103 @@ def measure_verl_loop(name: str, held: bool = False) -> dict:
     }
 
 
+def held_mix(rounds: int = 3) -> list[tuple[str, str, str, bool]]:
+    """Issue 23's section-5 mix, per round: 12 sound answers that need the symbolic check (an
+    integral plus a trigonometric identity, 0.1-0.6 s alone) and 4 that hold a worker to the
+    deadline (two a 9,000-term power sum times a 40-factor product, the issue's shape, two a
+    9,000-term sum of k^k, which the cost rule admits); (source, response, gold, sound)."""
+    rows = []
+    for r in range(rounds):
+        for k in range(12):
+            n = 12 * r + k + 1
+            rows.append((MATH_SOURCE, f"\\boxed{{\\int_0^{{{n}}} x^2 dx + \\sin^2(y)+\\cos^2(y)}}",
+                         f"\\frac{{{n ** 3 + 3}}}{{3}}", True))
+            if k % 6 == 2:  # the issue's shape: refused from its text since issue 23
+                rows.append((MATH_SOURCE, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{7}} \\cdot "
+                                          f"\\prod_{{j=1}}^{{40}} (x+j)}}", "5", False))
+            elif k % 6 == 5:  # admitted by the cost rule: holds a worker to its deadline
+                rows.append((MATH_SOURCE, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{k}}}}", "7", False))
+    return rows
+
+
+def _mix_summary(name: str, rows, results, wall: float) -> dict:
+    sound = [t for (_, t), row in zip(results, rows) if row[3]]
+    held = [t for (_, t), row in zip(results, rows) if not row[3]]
+    return {"name": name, "samples": len(rows), "wall_s": round(wall, 3),
+            "sound_lost": sum(1 for (v, _), row in zip(results, rows) if row[3] and v != "correct"),
+            "sound_answers": len(sound), "slowest_sound_s": round(max(sound), 3),
+            "held_slowest_s": round(max(held), 3), "held_fastest_s": round(min(held), 3)}
+
+
+def measure_held_mix_threads(threads: int) -> dict:
+    import rewards.verl as rv
+
+    _start_pool()
+    rows = held_mix()
+    _forget()
+
+    def one(row):
+        start = time.monotonic()
+        return rv.compute_score(*row[:3])["verdict"], time.monotonic() - start
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(threads) as ex:
+        results = list(ex.map(one, rows))
+    return _mix_summary(f"held mix, {threads} threads, compute_score", rows, results, time.monotonic() - start)
+
+
+def measure_held_mix_async() -> dict:
+    import rewards.verl as rv
+
+    _start_pool()
+    rows = held_mix()
+    _forget()
+
+    async def go():
+        async def one(row):
+            start = time.monotonic()
+            return (await rv.compute_score_async(*row[:3]))["verdict"], time.monotonic() - start
+        start = time.monotonic()
+        results = await asyncio.gather(*(one(row) for row in rows))
+        return results, time.monotonic() - start
+
+    results, wall = asyncio.run(go())
+    return _mix_summary("held mix, gathered, compute_score_async", rows, results, wall)
+
+
+def measure_held_mix_ray() -> dict:
+    """The mix inside a Ray actor, called the way verl's reward loop calls a sync function
+    (`run_in_executor` on the actor's event loop)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+
+    @ray.remote
+    class Scorer:
+        async def run(self):
+            import rewards.verl as rv
+
+            _start_pool()
+            rows = held_mix()
+            loop = asyncio.get_running_loop()
+
+            async def one(row):
+                start = time.monotonic()
+                out = await loop.run_in_executor(None, lambda: rv.compute_score(*row[:3]))
+                return out["verdict"], time.monotonic() - start
+
+            start = time.monotonic()
+            results = await asyncio.gather(*(one(row) for row in rows))
+            return _mix_summary("held mix, inside a Ray actor, compute_score", rows, results,
+                                time.monotonic() - start)
+
+    try:
+        return ray.get(Scorer.remote().run.remote())
+    finally:
+        ray.shutdown()
+
+
 def scale_rows(n: int, hopeless: float, sympy_bound: float, seed: int) -> list[tuple[str, str, str, bool]]:
     """n rows of (data_source, response, gold, sound): `hopeless` of them hold a worker to the
     deadline (a 9,000-term power sum the cost rule admits), `sympy_bound` need the worker's check,
@@ -290,7 +393,9 @@ def print_scale_table(result: dict, out: str) -> None:
     Path(out).write_text(text + "\n" + json.dumps(result) + "\n")
 
 
-MEASURES = {"threads": measure_threads, "async": measure_async,
+MEASURES = {"held-8": lambda: measure_held_mix_threads(8), "held-32": lambda: measure_held_mix_threads(32),
+            "held-async": measure_held_mix_async, "held-ray": measure_held_mix_ray,
+            "threads": measure_threads, "async": measure_async,
             "loop-sync": lambda: measure_verl_loop("compute_score"),
             "loop-async": lambda: measure_verl_loop("compute_score_async"),
             "loop-sync-held": lambda: measure_verl_loop("compute_score", held=True),
