@@ -242,6 +242,31 @@ def test_data_findings_count_every_problem_not_only_the_listed_ones(tmp_path):
                     f"`rewards validate {tmp_path / 'train.parquet'}` lists them all"]
 
 
+def test_the_overlap_warning_names_the_command_that_shows_it(tmp_path, capsys):
+    """A prompt in both files is found only against the other file: the hint must say --against."""
+    from omegaconf import OmegaConf
+
+    from cli.launch.data import check_data
+    from cli.main import main
+    from schemas.verl_row import make_row, write_parquet
+
+    def rows(numbers):
+        return [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"q {i}"}],
+                         ground_truth="4", extra_info={"split": "train", "index": i}) for i in numbers]
+
+    write_parquet(rows(range(4)), tmp_path / "train.parquet")
+    write_parquet(rows([3, 9]), tmp_path / "test.parquet")
+    cfg = OmegaConf.create({"data": {"max_prompt_length": 512}})
+    files = {"train": str(tmp_path / "train.parquet"), "val": str(tmp_path / "test.parquet")}
+    _, findings = check_data(files, cfg, None)
+    [hint] = [f.message for f in findings if f.check == "data-warnings"]
+    command = hint.split("`")[-2]
+    assert command == f"rewards validate {files['train']} --against {files['val']}"
+    capsys.readouterr()
+    assert main([*command.split()[1:], "-q"]) == 0
+    assert "also in" in capsys.readouterr().out
+
+
 # --- the Megatron engine on the tiny model: what the GPU run would otherwise find ------------------
 
 def _tiny_config(tmp_path, vocab: int):

@@ -263,3 +263,19 @@ def test_a_byte_that_is_not_utf8_is_one_line_naming_it(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "rows.jsonl"), "-q"]) == 1
     out, err = capsys.readouterr()
     assert "rows.jsonl line 2: not UTF-8 (byte 0xff" in out and "Traceback" not in out + err
+
+
+def test_the_documented_output_is_what_validate_prints(tmp_path, monkeypatch, capsys):
+    """docs/data.md shows a real run; this is that run."""
+    import re
+
+    from tests.conftest import ROOT
+
+    block = re.search(r"```\n\$ rewards validate (\S+)\n(.*?)```", (ROOT / "docs" / "data.md").read_text(), re.S)
+    rows = [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"Question {i}?"}],
+                     ground_truth=g, extra_info={"split": "train", "index": i})
+            for i, g in enumerate(["72", "10", "5", "twelve", "1080"])]
+    monkeypatch.chdir(tmp_path)
+    write_parquet([*rows, dict(rows[1])], block.group(1))
+    assert main(["validate", block.group(1), "-q"]) == 1
+    assert capsys.readouterr().out == block.group(2)

@@ -10,6 +10,7 @@ loop left-truncates it, cutting off the start of the question), so with `truncat
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -72,9 +73,11 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
                                                   f"--skip-data-check if it exists only on the cluster"))
             continue
         against = [str(Path(files['val']).expanduser())] if role == "train" and "val" in files else []
+        against = [a for a in against if Path(a).exists()]
         report = validate_file(path, tokenizer=str(tokenizer) if tokenizer else None,
                                max_prompt_length=max_len if tokenizer else None,
-                               against=[a for a in against if Path(a).exists()], overlong="warn")
+                               against=against, overlong="warn")
+        validate = shlex.join(["rewards", "validate", str(raw), *(["--against", *against] if against else [])])
         summary.checked = True
         summary.rows = int(report.stats.get("rows", 0))
         summary.data_sources = dict(report.stats.get("data_sources") or {})
@@ -84,7 +87,7 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
         total = int(report.stats.get("error_count", len(report.errors)))  # report.errors lists at most 20 per kind
         if total > MAX_LISTED:
             findings.append(error("data", f"{raw} has {total - MAX_LISTED} more problems: "
-                                          f"`rewards validate {raw}` lists them all"))
+                                          f"`{validate}` lists them all"))
         findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
         findings.extend(_size_findings(role, raw, summary, cfg, filtering))
         if summary.prompt_tokens.get("note"):
@@ -93,7 +96,7 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
                  and not (not filtering and _about_the_overlong_filter(p))]
         if other:
             findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
-                                                     f"`rewards validate {raw}` lists them"))
+                                                     f"`{validate}` lists them"))  # --against: the overlap
     return summaries, findings
 
 
