@@ -24,16 +24,18 @@ import os
 import stat
 import sys
 import tempfile
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Iterable, Iterator, TextIO
 
 from schemas.reader import STEP_FILE
 
 from .errors import CommandError
+from .terminal import Wrapper, unfiltered
 
-DIRECT_ROOTS = ("/dev/", "/proc/")  # paths there are streams or kernel files: never renamed onto
+# Names of streams: renaming onto them would replace the link, not write to the stream it names.
+DIRECT_ROOTS = ("/proc/", "/dev/fd/", "/dev/stdout", "/dev/stderr")
 MAX_LINK_HOPS = 40
 
 
@@ -82,17 +84,18 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
     """A text stream onto `path` by the rules above; the stack's exit finishes it (the rename) or,
     when the block raised, discards it. Raises CommandError for a target that is refused."""
     if path == "-":
-        return _guarded(real_stdout(), "standard output", None)
+        return _Guarded(real_stdout(), "standard output", None)
     if not path.strip():
         raise CommandError(f"{flag}: the output name is empty")
     refuse_inputs(path, inputs, flag)
     target = Path(path).expanduser()
     if _is_direct(target):
-        try:
-            stream = open(target, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
+        try:  # appended, never truncated: `-o /dev/stdout >> log` keeps what log held
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+            stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
         except OSError as exc:
             raise CommandError(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
-        sink = _guarded(stream, f"{flag} {path}", None)
+        sink = _Guarded(stream, f"{flag} {path}", None)
         stack.callback(_close_direct, sink)
         return sink
     target = _final_target(target)
@@ -105,7 +108,7 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
     except OSError as exc:
         raise CommandError(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
     raw = os.fdopen(fd, "wb")
-    sink = _guarded(_text(raw, zipped), f"{flag} {path}", (raw, Path(temporary)))
+    sink = _Guarded(_text(raw, zipped), f"{flag} {path}", (raw, Path(temporary)))
     stack.callback(_finish, sink, target, mode)
     stack.push(lambda kind, *_: _discard(sink) if kind is not None else None)  # runs first: on error, no rename
     return sink
@@ -121,16 +124,14 @@ def write_output(path: str, text: str, fmt: Format, *, flag: str = "-o",
 
 def real_stdout() -> TextIO:
     """The process's standard output for data (`-o -`), past the terminal filter of cli/terminal.py."""
-    from .terminal import unfiltered
-
     return unfiltered(sys.stdout)
 
 
 # -- the rules ------------------------------------------------------------------------------------
 
 def _is_direct(target: Path) -> bool:
-    """A target written in place: not a regular file or a missing name, or one reached through /dev
-    or /proc (/dev/stdout, /proc/self/fd/1: renaming onto those replaces the link, not the stream)."""
+    """A target written in place: not a regular file or a missing name, or a stream's name reached
+    through a link (/dev/stdout, /proc/self/fd/1: renaming onto those replaces the link, not the stream)."""
     hop = Path(os.path.abspath(target))
     for _ in range(MAX_LINK_HOPS):
         if str(hop).startswith(DIRECT_ROOTS):
@@ -193,42 +194,30 @@ def _text(raw: io.BufferedWriter, zipped: bool) -> TextIO:
     return io.TextIOWrapper(inner, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=False)
 
 
-class _Guarded(io.TextIOBase):
+class _Guarded(Wrapper):
     """A text stream whose write errors (a full disk, a reader gone) are one CommandError naming the
     output, so that no command prints a traceback or counts it as "no row could be scored"."""
 
     def __init__(self, stream: TextIO, name: str, temporary: tuple[io.BufferedWriter, Path] | None):
-        super().__init__()
-        self.stream, self.name_shown, self.temporary = stream, name, temporary
+        super().__init__(stream)
+        self.name_shown, self.temporary = name, temporary
 
     def write(self, text: str) -> int:
-        try:
+        with self._named_errors():
             return self.stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise CommandError(f"cannot write {self.name_shown}: {exc.strerror or exc}") from None
 
     def flush(self) -> None:
-        try:
+        with self._named_errors():
             self.stream.flush()
-        except BrokenPipeError:
+
+    @contextmanager
+    def _named_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except BrokenPipeError:  # the reader left: cli.main stops quietly
             raise
         except OSError as exc:
             raise CommandError(f"cannot write {self.name_shown}: {exc.strerror or exc}") from None
-
-    def writable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:
-        return self.stream.isatty()
-
-    def fileno(self) -> int:
-        return self.stream.fileno()
-
-
-def _guarded(stream: TextIO, name: str, temporary) -> _Guarded:
-    return _Guarded(stream, name, temporary)
 
 
 def _close_direct(sink: _Guarded) -> None:

@@ -24,22 +24,16 @@ def printable(text: str) -> str:
     return text.translate(STRIP)
 
 
-class Printable(io.TextIOBase):
-    """A text stream that strips control characters from what is written to `stream`."""
+class Wrapper(io.TextIOBase):
+    """A text stream passing what is written on to `stream` (the base of this filter and of
+    cli/output.py's write-error guard)."""
 
-    def __init__(self, stream: TextIO, keep_cr: bool = False):
+    def __init__(self, stream: TextIO):
         super().__init__()
         self.stream = stream
-        self.table = STRIP_KEEP_CR if keep_cr else STRIP
 
     def write(self, text: str) -> int:
-        text = text.translate(self.table)
-        try:
-            self.stream.write(text)
-        except UnicodeEncodeError:  # a file name that is not UTF-8 (a lone surrogate): shown as an escape
-            encoding = getattr(self.stream, "encoding", None) or "utf-8"
-            self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
-        return len(text)
+        return self.stream.write(text)
 
     def flush(self) -> None:
         self.stream.flush()
@@ -61,7 +55,24 @@ class Printable(io.TextIOBase):
     def errors(self) -> str | None:
         return getattr(self.stream, "errors", None)
 
-    def __getattr__(self, name: str):  # encoding, buffer, errors, ... of the stream underneath
+
+class Printable(Wrapper):
+    """A text stream that strips control characters from what is written to `stream`."""
+
+    def __init__(self, stream: TextIO, keep_cr: bool = False):
+        super().__init__(stream)
+        self.table = STRIP_KEEP_CR if keep_cr else STRIP
+
+    def write(self, text: str) -> int:
+        text = text.translate(self.table)
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:  # a file name that is not UTF-8 (a lone surrogate): shown as an escape
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        return len(text)
+
+    def __getattr__(self, name: str):  # buffer, mode, ... of the stream underneath
         return getattr(self.stream, name)
 
 

@@ -18,23 +18,9 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
+from tests.helpers.cli_run import ROOT, one_line_error, rewards
 
-ROOT = Path(__file__).resolve().parents[1]
 ROW = {"data_source": "openai/gsm8k", "response": "so #### 7", "ground_truth": "7"}
-
-
-def rewards(*args, cwd=None, preexec=None, stdout=subprocess.PIPE, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=cwd or ROOT, stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, timeout=300, preexec_fn=preexec,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}, **kw)
-
-
-def one_line_error(done, status: int = 2) -> str:
-    assert done.returncode == status, done.stderr
-    assert "Traceback" not in done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.startswith("rewards ")]
-    assert len(lines) == 1, done.stderr
-    return lines[0]
 
 
 def rows_file(path: Path, n: int = 5) -> Path:
