@@ -7,11 +7,10 @@ reason naming the source row, never silently kept with an empty gold and never f
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from schemas.verl_row import make_row
+from schemas.verl_row import json_string_literal, make_row
 
 from .templates import Template, build_prompt
 
@@ -138,11 +137,8 @@ def json_text_value(text: str | None) -> Any:
     `"0.50"`, never the float 0.5."""
     if not isinstance(text, str):
         return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, str) else text
+    value = json_string_literal(text)
+    return text if value is None else value
 
 
 def _holds_json(feature: Any) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import first_line
 from .verl_row import (IMAGE_COLUMN, IMAGE_PLACEHOLDER, RECOMMENDED_COLUMNS, REQUIRED_COLUMNS,
-                       ROLES, read_table)
+                       ROLES, json_string_literal, read_table)
 
 MAX_LISTED = 20
 GOLD_BATCH = 2048  # golds scored per call, so a progress bar moves on large files
@@ -425,26 +425,13 @@ def _check_reward_model(found: _Findings, i: int, reward_model: Any) -> str | No
     if isinstance(gold, (list, dict)):
         return None  # structured golds (several answers) are the scorer's business; not self-checked
     text = str(gold).strip()
-    quoted = _json_quoted(text)
+    quoted = json_string_literal(text)
     if quoted is not None:  # it equals itself, so the self-check passes it; no answer ever will
         found.error("gold", i, "reward_model.ground_truth",
                     f"gold {text[:80]!r} still carries JSON quoting (a JSON string written as text, as a "
                     f"mixed-type JSON column is read); the value is {quoted[:80]!r}")
         return None
     return text
-
-
-def _json_quoted(text: str) -> str | None:
-    """The string a gold spells as a JSON string literal (`"\\\\frac34"`), or None."""
-    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
-        return None
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
 
 
 def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],

@@ -46,6 +46,21 @@ def __getattr__(name: str):
     return types[name]
 
 
+def json_string_literal(text: str) -> str | None:
+    """The string that `text` spells as a JSON string literal (`"\\\\frac34"` spells `\\frac34`),
+    else None: how a JSON value written as text is told from the text itself (a mixed-type JSON
+    column read by `datasets` keeps its strings so; `validate` refuses such a gold)."""
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        return None
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
 def row_schema(extra_info: pa.DataType | None = None, images: bool = False) -> pa.Schema:
     """The parquet schema of a verl row; `extra_info`'s struct type varies by family."""
     import pyarrow as pa
