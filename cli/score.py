@@ -252,8 +252,9 @@ def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: s
     if item.error is not None or not isinstance(row, dict):
         return {"input": row, **result}
     out = write_record(row, result)
-    if not out.get("data_source") and data_source_of(row, data_source):
-        out["data_source"] = data_source_of(row, data_source)
+    source = data_source_of(row, data_source)  # a dump's scored_data_source, else --data-source
+    if not out.get("data_source") and source:
+        out["data_source"] = source
     if item.step is not None:
         out.setdefault("step", item.step)
     return out

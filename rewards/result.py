@@ -36,7 +36,7 @@ class Verdict(str, Enum):
 RESULT_KEYS = ("score", "acc", "format", "pred", "verdict")
 DUMP_SOURCE_KEY = "scored_data_source"
 """The key `rewards.verl` adds to what it gives verl: the data_source the sample was scored under,
-so that verl's dumps, which have no data_source column, say it (docs/verl.md, "Replaying a run")."""
+so that verl's dumps, which have no data_source column, say it (docs/verl.md, "Replaying a rollout dump")."""
 VERDICTS = tuple(v.value for v in Verdict)
 VERDICT_KEYS = tuple(f"verdict_{v}" for v in VERDICTS if v != Verdict.CORRECT.value)
 """The 0/1 keys the `verdict_keys` setting adds (`acc` already counts `correct`): verl skips the
