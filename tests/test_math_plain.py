@@ -109,15 +109,21 @@ def test_nesting_is_bounded():
 def test_the_rewrite_is_total_and_fast(text):
     start = time.perf_counter()
     assert isinstance(plain_math(text), str)
-    assert time.perf_counter() - start < 0.05
+    assert time.perf_counter() - start < 0.1
 
 
-def test_worst_case_inputs_stay_fast():
-    for text in ("sin(" * 400, "sin(1)+" * 140, "log(" + "1," * 400 + ")", "pi" + " pi" * 300, "**-1" * 250,
-                 "abs(" * 40 + "x" + ")" * 40 + "*abs(x)" * 100):
-        start = time.perf_counter()
-        plain_math(text)
-        assert time.perf_counter() - start < 0.05, text[:20]
+def test_worst_case_inputs_stay_linear():
+    # 8,000 characters each (answers are cut at 1,000): linear work is milliseconds, a rescan per
+    # bracket (400 unclosed `sin(` took 58 ms before brackets were paired once) would be seconds
+    for text in ("sin(" * 2000, "sin(1)+" * 1150, "log(" + "1," * 4000 + ")", "pi" + " pi" * 2700, "**-1" * 2000,
+                 "abs(" * 40 + "x" + ")" * 40 + "*abs(x)" * 1100, "^(" * 4000):
+        assert min(_seconds(plain_math, text) for _ in range(3)) < 0.25, text[:20]  # best of 3: a shared machine
+
+
+def _seconds(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
 
 
 PAIRS = [

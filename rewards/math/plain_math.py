@@ -7,7 +7,7 @@ fast path, the cost rule and the sympy check all see one spelling; nothing is ev
 - names are whole words only (no letter on either side; a LaTeX command is never a word):
   `pi` is `\\pi`, and a Greek letter spelled out is its command (`theta` is `\\theta`); `pie`,
   `pipe`, `epsilonx`, `Pi` and the two-letter `xi` (x times i) stay letters. `e` is already the
-  constant and `E` stays a variable (e-notation such as `1E5` is a number, see number_text);
+  constant and `E` stays a variable (e-notation such as `2.5E-2` is a number, see number_text);
 - a call needs its parentheses: `sqrt(x)` is `\\sqrt{x}`, `abs(x)` and `Abs(x)` are `|x|`,
   `exp(x)` is `\\exp(x)`, `sin`/`cos`/`tan`/`sec`/`csc`/`cot`, their inverses (`asin`,
   `arcsin`, ...) and the hyperbolic ones are their commands, `sin^2(x)` is `\\sin^{2}(x)`;
