@@ -330,3 +330,11 @@ def test_unpublished_bridge_pin_points_at_mbridge():
     legacy = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.vanilla_mbridge=true", check_verl=False)
     _, missing = check_environment(legacy.cfg, launching=True)
     assert "mbridge" in missing and "megatron-bridge" not in missing
+
+
+def test_megatron_without_a_bridge_is_refused():
+    """verl 0.9.1's MegatronEngine asserts use_mbridge: the bridge-less path is gone."""
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.use_mbridge=false", check_verl=False)
+    [message] = checks(plan)["bridge"]
+    assert "actor_rollout_ref.actor.megatron.use_mbridge=false" in message and "use_mbridge must be True" in message
+    assert "bridge" not in checks(plan_for("qwen3-0.6b-grpo", check_verl=False))

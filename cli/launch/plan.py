@@ -310,6 +310,7 @@ def make_plan(request: Request) -> Plan:
     from .env import check_environment
     out.extend(check_environment(cfg, launching=False)[0])
     _reward_wiring_findings(plan)
+    _bridge_findings(plan)
 
     if request.check_verl:
         for problem in verl_config.verl_checks(cfg, build_model=tokenizer is not None):
@@ -327,6 +328,21 @@ def _reward_wiring_findings(plan: Plan) -> None:
     if path != REWARD_PATH:
         out.append(warning("reward-wiring", f"reward.custom_reward_function.path is {path!r}, not {REWARD_PATH}: "
                                             f"this package's scorers and checks do not apply to that reward"))
+
+
+def _bridge_findings(plan: Plan) -> None:
+    """verl 0.9.1's Megatron engine builds models only through a bridge: `MegatronEngine.__init__`
+    asserts `use_mbridge`, after the cluster is up."""
+    if plan.strategy != "megatron":
+        return
+    sections = {"actor_rollout_ref.actor": plan.cfg.actor_rollout_ref.actor}
+    if plan.parallel is not None and plan.parallel.critic is not None:
+        sections["critic"] = plan.cfg.critic
+    for key, section in sections.items():
+        if not section.megatron.get("use_mbridge", True):
+            plan.findings.append(error("bridge", f"{key}.megatron.use_mbridge=false: verl 0.9.1's Megatron engine has "
+                                                 f"no path without a model bridge (it stops with 'use_mbridge must be "
+                                                 f"True'); leave it true and pick the bridge with vanilla_mbridge"))
 
 
 def _local_dir(model: str, request: Request):
