@@ -93,8 +93,7 @@ def _same_quantity(pred_label: str, gold_label: str) -> bool:
     """The same label, or `y` and a function of one variable (`g(t) = 3t-1` is the line `y = 3t-1`)."""
     if pred_label == gold_label:
         return True
-    return {pred_label, gold_label} & {"y"} != set() and any(
-        _FUNCTION_LABEL.fullmatch(label) for label in (pred_label, gold_label))
+    return "y" in (pred_label, gold_label) and any(_FUNCTION_LABEL.fullmatch(label) for label in (pred_label, gold_label))
 
 
 def _align_many(pred: str, gold_groups: list[list[str]]) -> tuple[str, str] | None:
