@@ -24,12 +24,33 @@ def prompt_lengths(tokenizer: Any, prompts: Sequence[list[dict[str, str]]],
     lengths: list[int] = []
     for start in range(0, len(prompts), BATCH):
         chunk = [list(p) for p in prompts[start:start + BATCH]]
-        texts = tokenizer.apply_chat_template(chunk, add_generation_prompt=True, tokenize=False, **kwargs)
+        try:
+            texts = tokenizer.apply_chat_template(chunk, add_generation_prompt=True, tokenize=False, **kwargs)
+        except Exception as exc:   # a template error is raised by the template's own code: any type
+            raise TemplateFailure(start + _first_failing(tokenizer, chunk, kwargs), exc) from None
         ids = tokenizer(texts, add_special_tokens=False, return_attention_mask=False)["input_ids"]
         lengths.extend(len(x) for x in ids)
         if update is not None:
             update(len(chunk))
     return lengths
+
+
+class TemplateFailure(ValueError):
+    """The chat template raised on a prompt (`index`: the first such prompt)."""
+
+    def __init__(self, index: int, cause: BaseException):
+        self.index = index
+        self.message = f"{type(cause).__name__}: {cause}"
+        super().__init__(f"prompt {index}: {self.message}")
+
+
+def _first_failing(tokenizer: Any, chunk: list, kwargs: dict[str, Any]) -> int:
+    for i, prompt in enumerate(chunk):
+        try:
+            tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False, **kwargs)
+        except Exception:
+            return i
+    return 0
 
 
 def percentile(sorted_values: Sequence[int], q: float) -> int:

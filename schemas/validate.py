@@ -300,7 +300,7 @@ def _lengths(found: _Findings, file: _File) -> dict[str, Any] | None:
         return None
     from rewards.tokenizer import load_tokenizer
 
-    from .prompt_length import percentile, prompt_lengths
+    from .prompt_length import TemplateFailure, percentile, prompt_lengths
 
     tok = load_tokenizer(o.tokenizer, chat_template=True)
     unique: dict[tuple, int] = {}
@@ -310,7 +310,13 @@ def _lengths(found: _Findings, file: _File) -> dict[str, Any] | None:
             unique[key] = len(order)
             order.append(file.prompts[i])
     update = o.progress(len(order), "prompt lengths") if o.progress else None
-    lengths_unique = prompt_lengths(tok, order, o.chat_template_kwargs, update)
+    try:
+        lengths_unique = prompt_lengths(tok, order, o.chat_template_kwargs, update)
+    except TemplateFailure as exc:   # verl renders the same template in its dataset and its rollout server
+        row = next((i for i, key in enumerate(file.keys) if key is not None and unique[key] == exc.index), None)
+        found.add("error", "chat-template", row, "prompt",
+                  f"the tokenizer's chat template fails on this prompt ({exc.message}); verl would fail the same way")
+        return None
     ordered = sorted(lengths_unique[unique[k]] for k in file.keys if k is not None)
     stats: dict[str, Any] = dict(p50=percentile(ordered, 50), p95=percentile(ordered, 95),
                                  max=ordered[-1] if ordered else 0,

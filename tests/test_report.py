@@ -61,6 +61,16 @@ def test_group_key_prefers_uid_then_index_then_prompt():
     assert group_key({"output": "x"}) is None
 
 
+def test_verl_v1_sample_keys_group_by_the_prompt_uid():
+    """verl 0.9.1's V1 trainer writes `{uid}_{session}_{index}` as each dump row's uid (seen in a real
+    GRPO run's step dumps): the eight samples of a prompt are one group, not eight."""
+    uid = "16332886-adf4-4625-b10f-bb9e1ca92bca"
+    keys = {group_key({"uid": f"{uid}_{i}_0", "step": 3}) for i in range(8)}
+    assert keys == {(3, "uid", uid)}
+    assert group_key({"uid": "prompt_7"}) == (None, "uid", "prompt_7")       # not a sample key: kept whole
+    assert group_key({"uid": f"{uid}_1_0", "step": 3}) != group_key({"uid": f"{uid}_1_0", "step": 4})
+
+
 def test_zero_variance_groups_are_counted_and_split():
     rows = []
     for g, scores in enumerate([[1, 1, 1], [0, 0, 0, 0], [1, 0], [0.1, 0.1], [1]]):

@@ -5,7 +5,8 @@ GRPO groups whose rewards have zero variance (they carry no advantage signal: ev
 prompt got the same reward), accuracy by response length, and the most common extracted wrong
 answers. `Row` and the group helpers are shared with the run report (runs.py); html.py draws both.
 
-Groups: rows are grouped by `uid` (top level or in `extra_info`), else `extra_info.index`, else
+Groups: rows are grouped by `uid` (top level or in `extra_info`; verl's V1 sample keys `{uid}_{session}_{index}`
+by the uid in front), else `extra_info.index`, else
 the prompt text (`prompt`, or `input` in verl's rollout dumps), within one data_source and one
 `step` when rows carry one. Groups of one sample have no variance and are not counted.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
@@ -50,6 +52,11 @@ class Row:
         return self.verdict != UNJUDGED
 
 
+_V1_SAMPLE_KEY = re.compile(r"_\d+_\d+$")
+"""verl 0.9.1's V1 trainer dumps each sample's key, `{uid}_{session}_{index}`, as its `uid`: the group
+is the prompt's uid before it (a UUID, which never ends that way itself)."""
+
+
 def group_key(record: Mapping[str, Any]) -> tuple | None:
     """The GRPO group a row belongs to: uid, else extra_info.index, else the prompt; plus its step."""
     extra = record.get("extra_info")
@@ -57,7 +64,8 @@ def group_key(record: Mapping[str, Any]) -> tuple | None:
     step = record.get("step")
     for kind, value in (("uid", record.get("uid")), ("uid", extra.get("uid")), ("index", extra.get("index"))):
         if value is not None:
-            return (step, kind, _text(value))
+            text = _text(value)
+            return (step, kind, _V1_SAMPLE_KEY.sub("", text) if kind == "uid" else text)
     prompt = record.get("prompt", record.get("input"))
     if prompt is None or prompt == "":
         return None
