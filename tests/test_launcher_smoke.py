@@ -164,3 +164,28 @@ def test_shrunk_config_keeps_grouped_attention_and_per_layer_lists():
     assert out["vocab_size"] == 151936
     with pytest.raises(smoke.SmokeError, match="vision tower"):
         smoke.shrunk_config({**qwen3, "vision_config": {}})
+
+
+LOGS = __import__("pathlib").Path(__file__).resolve().parent / "fixtures" / "verl_logs"
+
+
+@pytest.mark.parametrize("log, kind, says", [
+    ("no-rm-run.log", "the data does not fit verl's row schema", "KeyError: 'reward_model'"),
+    ("badtpl-run.log", "the chat template fails on the prompts",
+     "jinja2.exceptions.TemplateError: user turns are not supported"),
+    ("q25.log", "a package the run needs is missing", "FlashAttention2 has been toggled on"),
+])
+def test_first_failure_on_real_verl_logs(log, kind, says):
+    """Error lines of verl 0.9.1 runs on an H100 that failed on purpose (a training file without
+    reward_model, a chat template that raises, a PPO critic without flash-attn): the sentence is the
+    error's own, with no colour codes, actor prefix or traceback code line."""
+    failure = smoke.first_failure((LOGS / log).read_text(encoding="utf-8"), reward_module="rewards.verl")
+    assert failure.kind == kind
+    assert failure.line.startswith(says.split(":")[0]) or says in failure.line, failure.line
+    assert says in failure.line and "\x1b" not in failure.line and "pid=" not in failure.line
+
+
+def test_steps_are_counted_from_verls_step_lines_only():
+    log = (LOGS / "tiny-pass.log").read_text(encoding="utf-8")
+    assert smoke.steps_done(log) == 2
+    assert smoke.steps_done("(TaskRunnerV1 pid=1) step:1 - timing_s/step:5.2 - x:1") == 1

@@ -57,18 +57,17 @@ def _installed(package: str) -> str | None:
         return None
 
 
-FLASH_ATTN_WHY = ("attention kernels: verl's FSDP engine sets the model's attention to flash_attention_2 unless "
-                  "+actor_rollout_ref.model.override_config.attn_implementation=sdpa, and its padding-free "
-                  "batches (use_remove_padding) use flash-attn too; without it, set both that and "
-                  "actor_rollout_ref.model.use_remove_padding=false")
+FLASH_ATTN_WHY = "attention kernels of verl's FSDP actor (flash_attention_2, padding-free batches) and critic"
 
 
 def needs_flash_attn(cfg: Any) -> bool:
     """verl 0.9.1's FSDP workers build the HF model with `override_config.attn_implementation`, defaulting
     to flash_attention_2; remove-padding batches unpad with flash-attn's kernels."""
-    models = [cfg.actor_rollout_ref.model] + ([cfg.critic.model] if cfg.critic.get("enable") else [])
-    return any((model.get("override_config") or {}).get("attn_implementation", "flash_attention_2")
-               == "flash_attention_2" or bool(model.get("use_remove_padding")) for model in models)
+    if cfg.critic.get("enable"):
+        return True   # verl.utils.model:load_valuehead_model asks for flash_attention_2 whatever the config says
+    model = cfg.actor_rollout_ref.model
+    return ((model.get("override_config") or {}).get("attn_implementation", "flash_attention_2") == "flash_attention_2"
+            or bool(model.get("use_remove_padding")))
 
 
 def requirements(cfg: Any) -> list[Requirement]:
@@ -149,14 +148,13 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
     return findings, missing
 
 
-def missing_sentence(missing: list[str], cfg: Any) -> str:
-    """One sentence naming what this machine lacks to train, with flash-attn's way around it on the
-    run's engine."""
-    strategy = str(cfg.actor_rollout_ref.actor.strategy)
+def missing_sentence(missing: list[str], strategy: str, critic: bool = False) -> str:
+    """One sentence naming what this machine lacks to train, with flash-attn's way around it where
+    there is one (there is none for verl 0.9.1's FSDP critic, measured on an H100)."""
     text = f"this machine lacks {', '.join(missing)}, which verl's {strategy} engine needs to train"
-    if "flash-attn" in missing and strategy == "megatron":
-        text += f" (flash-attn: or run without it, with {'=fused '.join(flash_attention_roles(cfg))}=fused)"
-    elif "flash-attn" in missing:
-        text += (" (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
-                 "actor_rollout_ref.model.use_remove_padding=false, and the same two for critic.model with a critic)")
+    if "flash-attn" in missing:
+        text += (" (verl 0.9.1's FSDP critic loads its value model with flash_attention_2 whatever the config says)"
+                 if critic else
+                 " (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
+                 "actor_rollout_ref.model.use_remove_padding=false)")
     return text

@@ -58,6 +58,8 @@ def _causes(reward_module: str) -> tuple[tuple[str, re.Pattern], ...]:
             r"KeyError: '(reward_model|ground_truth|prompt|data_source|extra_info)'")),
         ("the chat template fails on the prompts", re.compile(
             r"TemplateError|TemplateSyntaxError|UndefinedError|chat[_ ]template")),
+        ("a package the run needs is missing", re.compile(
+            r"^(ImportError|ModuleNotFoundError)\b|please install|doesn't seem to be installed")),
         ("a config key or value verl refuses", re.compile(
             r"ConfigAttributeError|ConfigKeyError|Could not override|is not in struct|Missing mandatory value")),
         ("out of GPU memory", re.compile(
@@ -66,32 +68,34 @@ def _causes(reward_module: str) -> tuple[tuple[str, re.Pattern], ...]:
     )
 
 
-_ERROR_LINE = re.compile(r"\b([A-Z]\w*(Error|Exception|Exit)|AssertionError|Traceback)\b")
+_STATES = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\(\w+\))?: \S")   # `KeyError: 'x'`
+_WRAPPER = re.compile(r"^ray\.exceptions\.|^Error executing job|^\s*raise\b")
 _NOISE = re.compile(r"DataLoader worker \(pid|Warning|warning|WARN|ignored|deprecat", re.I)
-_STEP = re.compile(r"\bstep:(\d+)\b")
+_STEP = re.compile(r"(?:^|[\s)])step:(\d+) - ", re.M)   # verl's console line; not timing_s/step:5.2
 
 
 def first_failure(log: str, reward_module: str = "") -> Failure | None:
-    """The earliest line of a verl log that names a failure, with its cause when it is a known one
-    (`reward_module`: the module of reward.custom_reward_function.path, so that its ImportError is told
-    apart from any other)."""
-    lines = [line.strip() for line in log.splitlines()]
-    causes = _causes(reward_module)
-    for line in lines:
-        if not _ERROR_LINE.search(line) or _NOISE.search(line) or line.startswith("Traceback"):
-            continue
-        for kind, pattern in causes:
+    """The earliest line of a verl log that states a failure (`SomeError: message`, not the traceback's
+    code lines or Ray's wrappers around it), with its cause when it is a known one. `reward_module`:
+    the module of reward.custom_reward_function.path, so that its ImportError is told apart."""
+    lines = [_clip(line.strip()) for line in log.splitlines()]
+    stated = [line for line in lines if _STATES.search(line) and not _WRAPPER.search(line) and not _NOISE.search(line)]
+    for line in stated:
+        for kind, pattern in _causes(reward_module):
             if pattern.search(line):
-                return Failure(kind, _clip(line))
-    for line in lines:
-        if _ERROR_LINE.search(line) and not _NOISE.search(line) and not line.startswith("Traceback"):
-            return Failure("verl failed", _clip(line))
-    return None
+                return Failure(kind, line)
+    return Failure("verl failed", stated[0]) if stated else None
 
 
 def _clip(line: str, limit: int = 300) -> str:
-    line = re.sub(r"^\(\w+ pid=\d+(, ip=[\d.]+)?\)\s*", "", line)   # Ray's actor prefix
+    """The line as a person reads it: no colour codes, no Ray actor prefix, no vLLM logger prefix."""
+    line = _ANSI.sub("", line).strip()
+    line = _PREFIX.sub("", line).strip()
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PREFIX = re.compile(r"^(?:\(\w+ pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:(?:ERROR|WARNING|INFO) [\d-]+ [\d:]+ \[[^\]]+\]\s*)?")
 
 
 def steps_done(log: str) -> int:
