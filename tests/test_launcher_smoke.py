@@ -96,7 +96,7 @@ def test_first_failure_names_the_cause(log, kind):
 
 def test_another_modules_import_error_is_not_blamed_on_the_reward():
     failure = smoke.first_failure("ModuleNotFoundError: No module named 'flash_attn'", reward_module="rewards.verl")
-    assert failure.kind == "verl failed"
+    assert failure.kind == "a package the run needs is missing"
 
 
 def _script(tmp_path, body: str) -> list[str]:

@@ -162,7 +162,8 @@ def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int
         from .tiny_model import build_tokenizer, save_tokenizer
         tokenizer = build_tokenizer()
         save_tokenizer(tokenizer, out)
-        cfg.update(vocab_size=len(tokenizer), eos_token_id=tokenizer.eos_token_id,
+        cfg.update(vocab_size=-(-len(tokenizer) // 128) * 128,   # padded as hub models are: any TP divides it
+                   eos_token_id=tokenizer.eos_token_id,
                    pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.pad_token_id)
         tokenizer_from = "the tiny byte-level tokenizer (the model's own is not on this machine)"
     known = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "torch_dtype")}
