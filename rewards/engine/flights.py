@@ -61,10 +61,16 @@ def _join(key: Any, budget: float) -> tuple[_Flight, bool]:
         return flight, True
 
 
-def _land(key: Any, flight: _Flight) -> None:
+def _land(key: Any, flight: _Flight, exc: BaseException | None = None, value: Any = None) -> None:
+    """The leader's outcome: the flight leaves the table (a new identical call runs afresh) and
+    its followers wake with the value or the exception."""
     with _lock:
         if _flights.get(key) is flight:
             del _flights[key]
+    if exc is not None:
+        flight.future.set_exception(exc)
+    else:
+        flight.future.set_result(value)
 
 
 def _outcome(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
@@ -122,11 +128,9 @@ async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Aw
     try:
         value = await run()
     except BaseException as exc:
-        flight.future.set_exception(exc)
+        _land(key, flight, exc)
         raise
-    finally:
-        _land(key, flight)
-    flight.future.set_result(value)
+    _land(key, flight, value=value)
     return value
 
 
@@ -134,9 +138,7 @@ def _lead(key: Any, flight: _Flight, run: Callable[[], Any]) -> Any:
     try:
         value = run()
     except BaseException as exc:
-        flight.future.set_exception(exc)
+        _land(key, flight, exc)
         raise
-    finally:
-        _land(key, flight)
-    flight.future.set_result(value)
+    _land(key, flight, value=value)
     return value
