@@ -87,7 +87,8 @@ def test_interrupted_symbolic_checks_never_pay_the_next_wrong_answer():
 
 
 def test_replies_carry_the_question_they_answer():
-    """Belt and braces: a reply for another question is dropped, never returned."""
+    """Belt and braces: a stray reply waiting in a worker's pipe never reaches a caller (that
+    worker is taken for dead and replaced; one arriving mid-call carries another id and is dropped)."""
     pool = engine._get_pool()
     worker = pool._idle[0]
     import pickle
