@@ -120,7 +120,7 @@ def run(args) -> int:
             header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
         path = write_script(args.emit, render_script(plan.argv, header, args.ray_address), _inputs(args, plan))
         notes = sys.stderr if args.json else sys.stdout  # stdout stays one JSON document
-        print(f"\nwrote {path}", file=notes)
+        print(f"\nwrote {path or 'the script to standard output'}", file=notes)
         for item in elsewhere:
             print(f"  must exist on the cluster (not on this machine): {item}", file=notes)
         return 0
