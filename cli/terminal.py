@@ -42,7 +42,10 @@ class Wrapper(io.TextIOBase):
         return True
 
     def isatty(self) -> bool:
-        return self.stream.isatty()
+        try:
+            return self.stream.isatty()
+        except ValueError:  # asked at exit (ray's colorama does) after the stream underneath was closed
+            return False
 
     def fileno(self) -> int:
         return self.stream.fileno()

@@ -55,6 +55,7 @@ def test_merge_takes_dash_o_and_copies_through_an_unguessable_staging_folder(tmp
     hf = tmp_path / "run" / "global_step_5" / "actor" / "model" / "huggingface"
     model.save_pretrained(hf, safe_serialization=True)
     (tmp_path / "run" / "latest_checkpointed_iteration.txt").write_text("5")
+    (hf.parents[1] / "ckpt_contents.json").write_text(json.dumps({"contents": ["model", "hf_model"]}))  # written last
     out = tmp_path / "exported"
     victim = tmp_path / "victim"
     victim.mkdir()
