@@ -41,7 +41,7 @@ def test_shaping_flags_add_keys_to_every_row(tmp_path):
 def test_token_lengths_from_the_row_or_a_tokenizer(tmp_path, tokenizer_dir, capsys):
     code, _ = score(tmp_path, "--overlong-buffer-len", "10", "--max-resp-len", "40")
     assert code == 2   # rows 1-2 carry no response_length and no tokenizer was named
-    assert "length_tokenizer" in capsys.readouterr().err
+    assert "--length-tokenizer" in capsys.readouterr().err   # the flag, not the keyword
     code, rows = score(tmp_path, "--overlong-buffer-len", "10", "--max-resp-len", "40",
                        "--length-tokenizer", str(tokenizer_dir))
     assert code == 0 and rows[2]["overlong_penalty"] == 0.0  # its own response_length (30) wins
@@ -49,6 +49,6 @@ def test_token_lengths_from_the_row_or_a_tokenizer(tmp_path, tokenizer_dir, caps
 
 def test_bad_values_are_one_line_errors(tmp_path, capsys):
     assert score(tmp_path, "--format-weight", "0.9", "--format-rule", "think_boxed")[0] == 2
-    assert "format_weight" in capsys.readouterr().err
+    assert "--format-weight" in capsys.readouterr().err   # the flag, not the keyword
     assert score(tmp_path, "--overlong-buffer-len", "10")[0] == 2
     assert "max_resp_len" in capsys.readouterr().err
