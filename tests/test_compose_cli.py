@@ -51,4 +51,4 @@ def test_bad_values_are_one_line_errors(tmp_path, capsys):
     assert score(tmp_path, "--format-weight", "0.9", "--format-rule", "think_boxed")[0] == 2
     assert "--format-weight" in capsys.readouterr().err   # the flag, not the keyword
     assert score(tmp_path, "--overlong-buffer-len", "10")[0] == 2
-    assert "max_resp_len" in capsys.readouterr().err
+    assert "--max-resp-len" in capsys.readouterr().err
