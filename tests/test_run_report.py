@@ -265,3 +265,25 @@ def test_run_summaries_account_for_every_row(items, max_length):
             assert s.length_median is None or s.length_median <= s.length_p95
     for flag in run.flags():
         assert flag.data_source in run.steps and flag.message
+
+
+def test_nan_and_infinite_rewards_are_named_in_a_run_folder(tmp_path, capsys):
+    """A NaN reward was read as 0 and its GRPO group as zero variance, with nothing said."""
+    run = tmp_path / "rollouts"
+    run.mkdir()
+    for step in (1, 2):
+        rows = [{"input": "q", "output": "#### 1", "gts": "1", "uid": f"u{step}_{i}_0", "step": step,
+                 "score": 1.0, "acc": 1.0, "format": 1.0, "pred": "1", "verdict": "correct"} for i in range(4)]
+        rows += [{"input": "p", "output": "#### 2", "gts": "1", "uid": f"w{step}_{i}_0", "step": step,
+                  "score": 0.0, "acc": 0.0, "format": 1.0, "pred": "2", "verdict": "wrong"} for i in range(4)]
+        if step == 2:
+            rows[0]["score"] = float("nan")
+            rows[1]["score"] = float("inf")
+        (run / f"{step}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    numbers = report_json(capsys, str(run), "--data-source", "openai/gsm8k")
+    flag = next(f for f in numbers["flags"] if f["kind"] == "nonfinite")
+    assert "2 rewards are not finite numbers (1 NaN, 1 inf; step 2: 2)" in flag["message"]
+    steps = numbers["sources"]["openai/gsm8k"]["steps"]
+    assert (steps[0]["groups"], steps[0]["zero_variance"]) == (2, 2)
+    assert (steps[1]["groups"], steps[1]["zero_variance"]) == (1, 1)   # the NaN group's variance is unknown
+    assert steps[1]["nonfinite"] == {"NaN": 1, "inf": 1}

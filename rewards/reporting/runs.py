@@ -60,6 +60,7 @@ class StepSummary:
     answer_concentration: float | None
     gold_concentration: float | None
     errors: list[str] = field(default_factory=list)
+    nonfinite: dict[str, int] = field(default_factory=dict)   # "NaN" / "inf" / "-inf" rewards: counted as 0 above
 
     def verdict_share(self, verdict: str) -> float | None:
         return self.verdicts.get(verdict, 0) / self.judged if self.judged else None
@@ -85,9 +86,15 @@ class StepAccumulator:
         self.golds: Counter = Counter()
         self.groups: dict[tuple, list[float]] = defaultdict(list)
         self.errors: list[str] = []
+        self.nonfinite: Counter = Counter()
+        self.unknown_groups: set[tuple] = set()   # groups holding a NaN or infinite reward: variance unknown
 
     def add(self, row: Row) -> None:
         self.rows += 1
+        if row.nonfinite:
+            self.nonfinite[row.nonfinite] += 1
+            if row.group is not None:
+                self.unknown_groups.add(row.group)
         self.score_sum += row.score
         if row.length is not None:
             self.lengths.append(row.length)
@@ -111,7 +118,7 @@ class StepAccumulator:
 
     def summary(self, step: int, max_length: int | None = None) -> StepSummary:
         lengths = sorted(self.lengths)
-        groups = [scores for scores in self.groups.values() if len(scores) > 1]
+        groups = [scores for key, scores in self.groups.items() if len(scores) > 1 and key not in self.unknown_groups]
         return StepSummary(
             step=step, rows=self.rows, judged=self.judged,
             mean_score=self.score_sum / self.rows if self.rows else 0.0,
@@ -125,7 +132,7 @@ class StepAccumulator:
             groups=len(groups), zero_variance=sum(zero_variance(g) for g in groups),
             wrong=self.verdicts.get("wrong", 0), top_wrong=self.wrong.most_common(TOP_KEPT),
             answer_concentration=_concentration(self.answers), gold_concentration=_concentration(self.golds),
-            errors=self.errors,
+            errors=self.errors, nonfinite=dict(self.nonfinite),
         )
 
 
@@ -146,6 +153,7 @@ CHECKS = (
     "response length blowing up (median x1.5, or the share cut off at the maximum doubling past 5%)",
     "no_answer, timeout, error or unparsable_pred rising",
     "any unparsable_gold",
+    "any NaN or infinite reward",
     "most GRPO groups with zero reward variance at the end of the run",
 )
 """What `flags` looks for, in words, for the page."""
@@ -244,6 +252,15 @@ def _flags(source: str, steps: list[StepSummary]) -> list[Flag]:
         listed = ", ".join(f"step {step}: {n}" for step, n in bad_gold[:5]) + (" ..." if len(bad_gold) > 5 else "")
         flag("unparsable_gold", f"{sum(n for _, n in bad_gold)} responses judged against a gold that cannot be "
                                 f"read ({listed}): fix the data, those rows can never pay")
+    odd = [(s.step, s.nonfinite) for s in steps if s.nonfinite]
+    if odd:
+        kinds: Counter = Counter()
+        for _, counts in odd:
+            kinds.update(counts)
+        listed = ", ".join(f"step {step}: {sum(c.values())}" for step, c in odd[:5]) + (" ..." if len(odd) > 5 else "")
+        flag("nonfinite", f"{sum(kinds.values())} rewards are not finite numbers ("
+                          + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + f"; {listed}): the means here "
+                          f"count them as 0 and their groups' variance as unknown; verl trains on them as they are")
     signal = _ends([s.zero_variance_share for s in steps])
     if signal and signal[1] >= NO_SIGNAL:
         flag("no_signal", f"{signal[1]:.0%} of GRPO groups have zero reward variance in the last quarter of "
