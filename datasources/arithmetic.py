@@ -98,7 +98,7 @@ def _step(rng: random.Random, value: int, difficulty: Difficulty) -> tuple[str, 
     factors = [k for k in FACTORS if value * k <= difficulty.ceiling]
     if factors:
         choices.append(("*", rng.choice(factors)))
-    divisors = [k for k in FACTORS if value % k == 0]
+    divisors = [k for k in FACTORS if value % k == 0 and value > k]  # 3/3=1 would make "1" a good guess
     if divisors:
         choices.append(("/", rng.choice(divisors)))
     return rng.choice(choices)

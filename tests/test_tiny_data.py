@@ -25,7 +25,7 @@ def _check_solution(row, difficulty):
         a, op, b, c = LINE.fullmatch(line).groups()
         a, b, c = int(a), int(b), int(c)
         assert a == value and c == {"+": a + b, "-": a - b, "*": a * b, "/": a // b}[op]
-        assert op != "/" or a % b == 0
+        assert op != "/" or (a % b == 0 and a > b)  # never n/n: `1` must not be a free answer
         assert 1 <= c <= difficulty.ceiling
         value = c
     assert final == f"#### {value}"
