@@ -137,6 +137,11 @@ def test_rows_without_a_worked_solution_and_bad_settings_are_one_line(kit, capsy
     write_parquet(table, tmp_path / "bare.parquet")
     status, _, err = _run(capsys, kit / "model", tmp_path / "bare.parquet", "--device", "cpu")
     assert status == 2 and f"{tmp_path / 'bare.parquet'} row 1: field 'extra_info.answer'" in err
+    for row in table:
+        row["extra_info"]["answer"], row["data_source"] = "1+1=2\n#### 2", "nobody/scores-this"
+    write_parquet(table, tmp_path / "unscored.parquet")
+    status, _, err = _run(capsys, kit / "model", tmp_path / "unscored.parquet", "--device", "cpu")
+    assert status == 2 and "nobody/scores-this" in err and err.count("\n") == 1
     status, _, err = _run(capsys, kit / "model", tmp_path / "none.parquet")
     assert status == 2 and "no such file" in err and err.count("\n") == 1
     status, _, err = _run(capsys, kit / "model", kit / "data" / "test.parquet", "--eval-rows", 20, "--device", "cpu")

@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -76,7 +76,6 @@ class Example:
     target_ids: list[int]
     data_source: str
     ground_truth: str
-    prompt: list[dict[str, str]] = field(repr=False, default_factory=list)
 
 
 def read_examples(path: str, tokenizer) -> list[Example]:
@@ -107,8 +106,21 @@ def read_examples(path: str, tokenizer) -> list[Example]:
     prompt_ids = tokenizer(prompts, add_special_tokens=False)["input_ids"]
     answer_ids = tokenizer(answers, add_special_tokens=False)["input_ids"]
     eos = tokenizer.eos_token_id
-    return [Example(p, a + [eos], row["data_source"], str(row["reward_model"]["ground_truth"]), row["prompt"])
+    _check_scorers(path, {row["data_source"] for row in rows})
+    return [Example(p, a + [eos], row["data_source"], str(row["reward_model"]["ground_truth"]))
             for p, a, row in zip(prompt_ids, answer_ids, rows)]
+
+
+def _check_scorers(path: str, data_sources: set[str]) -> None:
+    """Held-out answers are scored by the registry's scorer: every data_source must have one."""
+    from rewards import UnknownDataSourceError
+    from rewards.registry import get_scorer
+
+    for name in sorted(data_sources):
+        try:
+            get_scorer(name)
+        except UnknownDataSourceError as exc:
+            raise WarmStartError(f"{path}: {exc}") from None
 
 
 def warm_start(opts: WarmStartOptions, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
@@ -136,6 +148,7 @@ def warm_start(opts: WarmStartOptions, log: Callable[[str], None] = lambda line:
                                   **({"fused": True} if device.type == "cuda" else {}))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(opts.warmup_steps, opts.steps))
     max_new = opts.max_new_tokens or max(len(e.target_ids) for e in held_out) + 16
+
     def autocast():  # bf16 compute on the GPU over fp32 weights; plain fp32 on the CPU
         return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
 
