@@ -303,5 +303,5 @@ def test_flash_attn_is_required_unless_the_run_asks_for_sdpa_without_remove_padd
                            "+critic.model.override_config.attn_implementation=sdpa",
                            "critic.model.use_remove_padding=false", strategy="fsdp")
     assert "flash-attn" in [r.package for r in requirements(critic_sdpa.cfg)]
-    assert "attn_implementation=sdpa" in missing_sentence(["flash-attn"], "fsdp")
-    assert "whatever the config says" in missing_sentence(["flash-attn"], "fsdp", critic=True)
+    assert "attn_implementation=sdpa" in missing_sentence(["flash-attn"], unpadded_sdpa.cfg)
+    assert "whatever the config says" in missing_sentence(["flash-attn"], critic_sdpa.cfg)

@@ -27,10 +27,15 @@ PEAK_BOUND = 1 << 30
 
 
 def _run_measured(code: str, cwd: Path) -> dict:
-    """Run `code` in a fresh interpreter; its last stdout line is JSON, with its peak RSS added."""
+    """Run `code` in a fresh interpreter; its last stdout line is JSON, with its peak RSS added.
+
+    The peak is the process's own memory's high-water mark (VmHWM), not getrusage's ru_maxrss: Linux
+    carries ru_maxrss over fork and exec, so a child of a large pytest process reported the parent's
+    1.29 GB whatever it used itself."""
     wrapper = code + textwrap.dedent("""
-        import resource, json as _json
-        print(_json.dumps({"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, **RESULT}))
+        import json as _json
+        _hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+        print(_json.dumps({"peak": _hwm * 1024, **RESULT}))
     """)
     done = subprocess.run([sys.executable, "-c", wrapper], cwd=cwd, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})

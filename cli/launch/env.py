@@ -148,13 +148,18 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
     return findings, missing
 
 
-def missing_sentence(missing: list[str], strategy: str, critic: bool = False) -> str:
-    """One sentence naming what this machine lacks to train, with flash-attn's way around it where
-    there is one (there is none for verl 0.9.1's FSDP critic, measured on an H100)."""
+def missing_sentence(missing: list[str], cfg: Any) -> str:
+    """One sentence naming what this machine lacks to train, with flash-attn's way around it where there is
+    one: Megatron's attention_backend=fused, FSDP's sdpa without padding-free batches; none for verl 0.9.1's
+    FSDP critic (measured on an H100)."""
+    strategy = str(cfg.actor_rollout_ref.actor.strategy)
     text = f"this machine lacks {', '.join(missing)}, which verl's {strategy} engine needs to train"
-    if "flash-attn" in missing:
-        text += (" (verl 0.9.1's FSDP critic loads its value model with flash_attention_2 whatever the config says)"
-                 if critic else
-                 " (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
-                 "actor_rollout_ref.model.use_remove_padding=false)")
-    return text
+    if "flash-attn" not in missing:
+        return text
+    if strategy == "megatron":
+        roles = flash_attention_roles(cfg)
+        return text + f" (flash-attn: or set {'=fused, '.join(roles)}=fused, cuDNN attention inside TransformerEngine)"
+    if cfg.critic.get("enable"):
+        return text + " (verl 0.9.1's FSDP critic loads its value model with flash_attention_2 whatever the config says)"
+    return text + (" (flash-attn: or run without it, with +actor_rollout_ref.model.override_config.attn_implementation=sdpa "
+                   "actor_rollout_ref.model.use_remove_padding=false)")
