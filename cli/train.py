@@ -191,16 +191,16 @@ def _smoke(args, preset, plan) -> int:
     folder = smoke.smoke_folder(args.smoke_dir, preset.name)
     try:
         config = smoke.source_config(plan.model, preset.model, preset.model_config, args.model_config)
-        tokenizer_from = smoke.write_shrunk_model(plan.model, config, folder / "model", split.widest)
+        shrunk = smoke.write_shrunk_model(plan.model, config, folder / "model", split.widest)
     except smoke.SmokeError as exc:
         raise CommandError(str(exc)) from None
     small_args = copy.copy(args)
     small_args.model, small_args.model_config = str(folder / "model"), None
     small_args.overrides = [*(args.overrides or []),
-                            *smoke.smoke_overrides(plan.cfg, split, folder, byte_tokenizer="tiny" in tokenizer_from)]
+                            *smoke.smoke_overrides(plan.cfg, split, folder, byte_tokenizer=not shrunk.own_tokenizer)]
     small = _plan(small_args, preset)
     print(f"smoke: {preset.name} on {split.world} GPU(s), model {plan.model} shrunk to 2 layers in {folder / 'model'} "
-          f"with {tokenizer_from}")
+          f"with {shrunk.tokenizer_from}")
     if args.dry_run or args.json:
         from .launch.command import render_command
         from .launch.plan_text import render_plan

@@ -189,3 +189,15 @@ def test_steps_are_counted_from_verls_step_lines_only():
     log = (LOGS / "tiny-pass.log").read_text(encoding="utf-8")
     assert smoke.steps_done(log) == 2
     assert smoke.steps_done("(TaskRunnerV1 pid=1) step:1 - timing_s/step:5.2 - x:1") == 1
+
+
+def test_a_model_path_naming_tiny_keeps_its_own_tokenizers_prompt_room(model_dirs, gsm8k_files, tmp_path, capsys):
+    """Whether the byte-level tokenizer stood in was read from the message text: a model folder whose
+    path holds 'tiny' (the tiny preset's own) had its prompt room multiplied by 6."""
+    train, val = gsm8k_files
+    code = main(["train", "tiny-gsm8k-grpo", "--smoke", "--json", "--model", str(model_dirs["tiny-gsm8k"]),
+                 "--train-files", str(train), "--val-files", str(val), "--smoke-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    command = json.loads(out[out.index("{"):])["command"]
+    assert "data.max_prompt_length=320" in command

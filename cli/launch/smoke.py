@@ -142,9 +142,15 @@ def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
     return out
 
 
-def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int = 1) -> str:
+@dataclass(frozen=True)
+class ShrunkModel:
+    own_tokenizer: bool     # False: the tiny byte-level tokenizer stands in (prompt room is then widened)
+    tokenizer_from: str     # said to the user
+
+
+def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int = 1) -> ShrunkModel:
     """A random-weight copy of the model's architecture in `out`, with the model's own tokenizer when this
-    machine has it (else the tiny byte-level one). Returns where the tokenizer came from."""
+    machine has it (else the tiny byte-level one)."""
     try:
         import torch
         from transformers import AutoConfig, AutoModelForCausalLM
@@ -157,7 +163,7 @@ def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int
         for name in TOKENIZER_FILES:
             if (own / name).is_file():
                 shutil.copy2(own / name, out / name)
-        tokenizer_from = f"the model's own tokenizer ({own})"
+        shrunk = ShrunkModel(True, f"the model's own tokenizer ({own})")
     else:
         from .tiny_model import build_tokenizer, save_tokenizer
         tokenizer = build_tokenizer()
@@ -165,7 +171,7 @@ def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int
         cfg.update(vocab_size=-(-len(tokenizer) // 128) * 128,   # padded as hub models are: any TP divides it
                    eos_token_id=tokenizer.eos_token_id,
                    pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.pad_token_id)
-        tokenizer_from = "the tiny byte-level tokenizer (the model's own is not on this machine)"
+        shrunk = ShrunkModel(False, "the tiny byte-level tokenizer (the model's own is not on this machine)")
     known = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "torch_dtype")}
     try:
         hf_config = AutoConfig.for_model(str(cfg["model_type"]), **known)
@@ -176,7 +182,7 @@ def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int
     net.save_pretrained(out, safe_serialization=True)
     # The model's own config keys, not this transformers version's spelling of them.
     (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
-    return tokenizer_from
+    return shrunk
 
 
 # ---- the cut-down run ------------------------------------------------------------------------
