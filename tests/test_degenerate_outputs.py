@@ -2,10 +2,9 @@
 
 RL policies do emit megabytes of repetition; the reward thread holds the GIL while it judges, so
 every in-process stage must stay far below the deadline. The bound asserted here (0.5 s) is the
-issue's; on a quiet machine these take 1-150 ms (docs/benchmarks.md).
+issue's; on a quiet machine these take 1-150 ms (docs/benchmarks.md). Each is the best of up to three
+cold tries (tests/helpers/timing.py): the bound is on the work, not on a busy CI core.
 """
-
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from rewards.format import check_format
 from rewards.region import MAX_REGION_CHARS, MAX_RESPONSE_CHARS, answer_region
 from rewards.result import Verdict
 from rewards.shaping import repetition_fraction
+from tests.helpers.timing import fastest
 
 BOUND = 0.5
 
@@ -33,9 +33,7 @@ def imported():
 
 
 def timed(*args, **kwargs):
-    start = time.perf_counter()
-    out = compute_score(*args, **kwargs)
-    return out, time.perf_counter() - start
+    return fastest(lambda: compute_score(*args, **kwargs), under=BOUND)
 
 
 @pytest.mark.parametrize("kwargs", SETTINGS)
@@ -72,17 +70,15 @@ def test_the_judged_region_is_the_tail():
 @pytest.mark.parametrize("depth", [1, 2, 40, 5_000, 12_000])
 def test_nested_boxes_read_as_the_outer_box_in_linear_time(depth):
     text = "so \\boxed{" * depth + "1" + "}" * depth + " done"
-    start = time.perf_counter()
-    content = last_boxed(text)
-    assert time.perf_counter() - start < BOUND
+    content, took = fastest(lambda: last_boxed(text), under=BOUND)
+    assert took < BOUND
     assert content == "so \\boxed{" * (depth - 1) + "1" + "}" * (depth - 1)
 
 
 def test_an_unclosed_outer_box_leaves_the_inner_one():
     text = "\\boxed{" * 20_000 + "\\boxed{1}"
-    start = time.perf_counter()
-    assert last_boxed(text) == "1"
-    assert time.perf_counter() - start < BOUND
+    content, took = fastest(lambda: last_boxed(text), under=BOUND)
+    assert content == "1" and took < BOUND
 
 
 def test_a_bare_box_around_a_box_and_blank_runs():

@@ -1,11 +1,10 @@
 """Format checks: each rule pays for its template and refuses the gaming patterns users have hit."""
 
-import time
-
 import pytest
 from hypothesis import given, strategies as st
 
 from rewards.format import FORMAT_MODES, FORMAT_RULES, THINK_PREFILLED, check_format
+from tests.helpers.timing import fastest
 
 MODES = FORMAT_MODES
 
@@ -188,9 +187,8 @@ def test_lenient_answer_blocks_linear_on_repeated_open_tags():
     # A repetition loop of `<answer>` that never closes: the lazy `<answer>(.*?)</answer>` regex
     # retried from every tag to the end (~4 s for 8,000 tags), on the in-process hot path.
     looped = "<think>x</think>" + "<answer>" * 20_000
-    start = time.perf_counter()
-    assert fmt(looped, mode="lenient") == 0.0
-    assert time.perf_counter() - start < 2.0
+    out, took = fastest(lambda: fmt(looped, mode="lenient"), under=2.0)
+    assert out == 0.0 and took < 2.0
     assert fmt("<think>x</think><answer> </answer> <answer><answer>4</answer>", mode="lenient") == 1.0
     assert fmt("<think>x</think><answer> </answer><answer>", mode="lenient") == 0.0
 
@@ -198,7 +196,6 @@ def test_lenient_answer_blocks_linear_on_repeated_open_tags():
 def test_lenient_spaced_tags_linear_after_a_lone_angle_bracket():
     # `<` then a long whitespace run (degenerate output): `<\s*/?\s*` tried every split of the run.
     looped = "<think>x</think>x <" + " " * 30_000 + "\n<answer>4</answer>"
-    start = time.perf_counter()
-    assert fmt(looped, mode="lenient") == 1.0
-    assert time.perf_counter() - start < 2.0
+    out, took = fastest(lambda: fmt(looped, mode="lenient"), under=2.0)
+    assert out == 1.0 and took < 2.0
     assert fmt("< think >x</ think >< answer > 4 </answer >", mode="lenient") == 1.0
