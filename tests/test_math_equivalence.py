@@ -110,3 +110,28 @@ def test_gold_parse_is_cached():
 def test_numerically_different_never_raises_on_deep_nesting(opener):
     # MAX_TOKENS allows 200 tokens; 199 openers nest the recursive parser past Python's limit.
     assert numerically_different(opener * 199 + "1", "2") is False
+
+
+def test_an_integral_is_evaluated_once_and_never_integrated_numerically(monkeypatch):
+    """The check probes and simplifies the evaluated forms: a 30-digit numeric probe of an
+    unevaluated integral is a quadrature per probe point (80 ms of a 0.2 s check; issue 23, where
+    36 such sound answers beside held ones came back `timeout` on 2 cores)."""
+    from sympy import Integral
+    from sympy.core import evalf
+
+    evalf._create_evalf_table()
+    quadratures = []
+    real = evalf.evalf_table[Integral]
+    monkeypatch.setitem(evalf.evalf_table, Integral, lambda *a, **k: quadratures.append(1) or real(*a, **k))
+    pred = normalize(r"\int_0^{5} x^2 dx + \sin^2(y)+\cos^2(y)")
+    assert symbolic.symbolic_verdict(pred, normalize(r"\frac{128}{3}")) == symbolic.CORRECT
+    assert symbolic.symbolic_verdict(pred, normalize(r"\frac{127}{3}")) == symbolic.WRONG
+    assert quadratures == []
+
+
+def test_the_warm_up_exercises_each_shape_it_names():
+    """Workers are forked from a process that ran these checks, so a shape's one-time sympy cost
+    (a first integral took 0.5 s, later ones 0.1 s) is paid once; a pair the check did not prove
+    equal would have warmed nothing."""
+    for pred, gold in symbolic._WARM_UP:
+        assert symbolic.symbolic_verdict(pred, gold) == symbolic.CORRECT, (pred, gold)
