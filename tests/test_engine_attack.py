@@ -385,6 +385,28 @@ def test_a_burst_of_repeated_sound_answers_loses_none():
     assert verdicts == ["correct"] * len(rows)
 
 
+def test_sound_answers_beside_held_ones_lose_none():
+    """One round of the section's mix (12 integral-plus-identity answers the symbolic check proves,
+    2 hopeless ones refused from the text, 2 that hold a worker to the 5 s deadline) from 8 threads,
+    as verl's reward worker calls us: every sound answer `correct`, every call within its deadline.
+    On 2 cores the 3-round mix lost 3-7 of 36 before the check stopped integrating numerically."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.helpers.mix import held
+
+    rows = held(rounds=1)
+
+    def one(row):
+        start = time.monotonic()
+        return compute_score(*row[:3])["verdict"], time.monotonic() - start
+
+    with ThreadPoolExecutor(8) as ex:
+        results = list(ex.map(one, rows))
+    assert [v for (v, _), row in zip(results, rows) if row[3]] == ["correct"] * 12
+    assert all(v in ("timeout", "wrong") for (v, _), row in zip(results, rows) if not row[3])  # never paid
+    assert max(t for _, t in results) < 5.0 + 0.5
+
+
 @pytest.mark.parametrize("answer", [r"\sum_{k=1}^{9000} k^{7} \cdot \prod_{j=1}^{40} (x+j)",
                                     r"\prod_{k=2}^{2000}(1-\frac{1}{k^2}) \int_0^1 x\,dx",
                                     r"\sum_{n=1}^{5000} \sum_{m=1}^{n} m x"])

@@ -13,9 +13,10 @@
    variants make half of the 20 pathological answers ones the cost rule admits (a 9,000-term
    power sum), which hold a worker until the deadline.
 
-4. Issue 23's held mix (`held_mix`: 36 sound sympy-bound answers, 12 that hold a worker to the
-   deadline) from 8 and 32 threads, gathered asyncio tasks, and inside a Ray actor (`--only
-   held-8 held-32 held-async held-ray`): sound answers lost, batch time, the held answers' times.
+4. Issue 23's held mix (tests/helpers/mix.py `held`: 36 sound sympy-bound answers, 6 hopeless
+   ones refused from their text, 6 that hold a worker to the deadline) from 8 and 32 threads,
+   gathered asyncio tasks, and inside a Ray actor (`--only held-8 held-32 held-async held-ray`):
+   sound answers lost, batch time, the held answers' times.
 5. `--verl-scale OUT`: verl's scale on one host (8 reward processes, 1,024 samples a step, 2%
    hopeless, 5% sympy-bound; needs only the package, sympy and numpy): one table, also in OUT.
 
@@ -213,25 +214,6 @@ def measure_verl_loop(name: str, held: bool = False) -> dict:
     }
 
 
-def held_mix(rounds: int = 3) -> list[tuple[str, str, str, bool]]:
-    """Issue 23's section-5 mix, per round: 12 sound answers that need the symbolic check (an
-    integral plus a trigonometric identity, 0.1-0.6 s alone) and 4 that hold a worker to the
-    deadline (two a 9,000-term power sum times a 40-factor product, the issue's shape, two a
-    9,000-term sum of k^k, which the cost rule admits); (source, response, gold, sound)."""
-    rows = []
-    for r in range(rounds):
-        for k in range(12):
-            n = 12 * r + k + 1
-            rows.append((MATH_SOURCE, f"\\boxed{{\\int_0^{{{n}}} x^2 dx + \\sin^2(y)+\\cos^2(y)}}",
-                         f"\\frac{{{n ** 3 + 3}}}{{3}}", True))
-            if k % 6 == 2:  # the issue's shape: refused from its text since issue 23
-                rows.append((MATH_SOURCE, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{7}} \\cdot "
-                                          f"\\prod_{{j=1}}^{{40}} (x+j)}}", "5", False))
-            elif k % 6 == 5:  # admitted by the cost rule: holds a worker to its deadline
-                rows.append((MATH_SOURCE, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{k}}}}", "7", False))
-    return rows
-
-
 def _mix_summary(name: str, rows, results, wall: float) -> dict:
     sound = [t for (_, t), row in zip(results, rows) if row[3]]
     held = [t for (_, t), row in zip(results, rows) if not row[3]]
@@ -243,9 +225,10 @@ def _mix_summary(name: str, rows, results, wall: float) -> dict:
 
 def measure_held_mix_threads(threads: int) -> dict:
     import rewards.verl as rv
+    from tests.helpers.mix import held
 
     _start_pool()
-    rows = held_mix()
+    rows = held()
     _forget()
 
     def one(row):
@@ -260,9 +243,10 @@ def measure_held_mix_threads(threads: int) -> dict:
 
 def measure_held_mix_async() -> dict:
     import rewards.verl as rv
+    from tests.helpers.mix import held
 
     _start_pool()
-    rows = held_mix()
+    rows = held()
     _forget()
 
     async def go():
@@ -279,7 +263,9 @@ def measure_held_mix_async() -> dict:
 
 def measure_held_mix_ray() -> dict:
     """The mix inside a Ray actor, called the way verl's reward loop calls a sync function
-    (`run_in_executor` on the actor's event loop)."""
+    (`run_in_executor` on the actor's event loop). Each call is timed from its start in an
+    executor thread: the time a row waits for one of the executor's threads is the caller's queue,
+    not the call's (it is in the batch's wall time)."""
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
@@ -289,15 +275,18 @@ def measure_held_mix_ray() -> dict:
     class Scorer:
         async def run(self):
             import rewards.verl as rv
+            from tests.helpers.mix import held
 
             _start_pool()
-            rows = held_mix()
+            rows = held()
             loop = asyncio.get_running_loop()
 
-            async def one(row):
+            def timed(row):
                 start = time.monotonic()
-                out = await loop.run_in_executor(None, lambda: rv.compute_score(*row[:3]))
-                return out["verdict"], time.monotonic() - start
+                return rv.compute_score(*row[:3])["verdict"], time.monotonic() - start
+
+            async def one(row):
+                return await loop.run_in_executor(None, timed, row)
 
             start = time.monotonic()
             results = await asyncio.gather(*(one(row) for row in rows))

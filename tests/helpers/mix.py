@@ -58,3 +58,23 @@ def mix() -> list[tuple[str, str, str]]:
 
 SLOW_ADMITTED = (MATH, "\\boxed{\\sum_{k=1}^{9000} k^{k}}", "7")
 """An answer the cost rule admits that still holds a worker until its deadline."""
+
+
+def held(rounds: int = 3) -> list[tuple[str, str, str, bool]]:
+    """Issue 23's section-5 mix, per round: 12 sound answers that need the symbolic check (an
+    integral plus a trigonometric identity, about 0.1 s in a warm worker) and 4 hopeless ones: two
+    in the issue's shape (a 9,000-term power sum times a 40-factor product), refused from the text,
+    and two 9,000-term sums of k^k, which the cost rule admits and which hold a worker to the
+    deadline; (source, response, gold, sound)."""
+    rows = []
+    for r in range(rounds):
+        for k in range(12):
+            n = 12 * r + k + 1
+            rows.append((MATH, f"\\boxed{{\\int_0^{{{n}}} x^2 dx + \\sin^2(y)+\\cos^2(y)}}",
+                         f"\\frac{{{n ** 3 + 3}}}{{3}}", True))
+            if k % 6 == 2:  # the issue's shape: refused from its text since issue 23
+                rows.append((MATH, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{7}} \\cdot "
+                                   f"\\prod_{{j=1}}^{{40}} (x+j)}}", "5", False))
+            elif k % 6 == 5:  # admitted by the cost rule: holds a worker to its deadline
+                rows.append((MATH, f"\\boxed{{\\sum_{{k=1}}^{{{9000 + n}}} k^{{k}}}}", "7", False))
+    return rows
