@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY   := $(VENV)/bin/python
 PIP  := $(VENV)/bin/pip --disable-pip-version-check -q
+# PyTorch's CPU-only build (the README's CPU install); the plain index serves only the CUDA build.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: demo test bench check-install clean
 
@@ -14,7 +16,9 @@ $(VENV)/.core: pyproject.toml constraints.txt
 # Development install: CPU torch first (see constraints.txt), then verl 0.9.1 and the test tools.
 $(VENV)/.dev: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
-	$(PIP) install torch==2.13.0
+	$(PIP) install --retries 0 --timeout 20 torch==2.13.0 --index-url $(TORCH_CPU_INDEX) || \
+	  { echo 'PyTorch CPU index unreachable: installing torch from the plain index (CUDA build, several GB)'; \
+	    $(PIP) install torch==2.13.0; }
 	$(PIP) install -c constraints.txt -e '.[test,verl,bench]'
 	touch $(VENV)/.core $@
 
