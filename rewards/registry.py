@@ -40,8 +40,10 @@ class UnknownDataSourceError(KeyError):
         super().__init__(data_source)
 
     def __str__(self) -> str:
-        if not self.data_source:
-            head = "data_source is empty: every verl row needs one to choose its scorer"
+        if not isinstance(self.data_source, str) or not self.data_source:
+            value = self.data_source
+            shown = "empty" if value in ("", None) else f"{type(value).__name__} {value!r}, not text"
+            head = f"data_source is {shown}: every verl row needs one to choose its scorer"
         else:
             head = f"no scorer is registered for data_source {self.data_source!r}"
         hint = f"; did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
@@ -164,7 +166,9 @@ def suggest(data_source: Any, limit: int = 5) -> list[str]:
     """Registered names closest to a misspelt one (case-insensitive, substring-aware)."""
     with _lock:
         names = list(_entries)
-    text = str(data_source or "").lower()
+    if isinstance(data_source, bytes):
+        data_source = data_source.decode(errors="replace")
+    text = data_source.lower() if isinstance(data_source, str) else ""
     if not text:
         return []
     lowered = {n.lower(): n for n in names}

@@ -150,7 +150,13 @@ def _warm_up() -> None:
 
 
 def _entry(data_source: Any) -> ScorerEntry | None:
-    """Our entry for a data_source, or None when it is not ours (verl's scorer may know it)."""
+    """Our entry for a data_source, or None when it is not ours (verl's scorer may know it).
+
+    A data_source that is not a non-empty string (a null or NaN from a concatenated parquet,
+    bytes) raises `UnknownDataSourceError` here, as the library does: verl's scorer cannot take
+    it either, and delegating it would pay `error` / 0 with a warning per sample."""
+    if not (isinstance(data_source, str) and data_source):
+        return get_scorer(data_source)
     try:
         return get_scorer(data_source)
     except UnknownDataSourceError:

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import rewards
 from rewards import UnknownDataSourceError
 from rewards.result import RESULT_KEYS, VERDICTS
 from rewards import verl as rv
@@ -118,6 +119,20 @@ def test_unknown_everywhere_is_loud():
                                ground_truths=["1", "2"])
     with pytest.raises(UnknownDataSourceError, match="empty"):
         rv.compute_score(data_source="", solution_str="#### 1", ground_truth="1")
+
+
+@pytest.mark.parametrize("data_source", [None, float("nan"), b"openai/gsm8k", 7])
+def test_a_data_source_that_is_not_text_raises_as_the_library_does(data_source):
+    """A null in a concatenated parquet must stop the run, not pay `error` / 0 with a warning per
+    sample: verl's scorer cannot take it either, so it is never delegated."""
+    with pytest.raises(UnknownDataSourceError) as lib:
+        rewards.compute_score(data_source, "#### 1", "1")
+    for call in (lambda: rv.compute_score(data_source, "#### 1", "1"),
+                 lambda: asyncio.run(rv.compute_score_async(data_source, "#### 1", "1")),
+                 lambda: rv.compute_score_batch(["openai/gsm8k", data_source], ["#### 1"] * 2, ["1"] * 2)):
+        with pytest.raises(UnknownDataSourceError) as exc:
+            call()
+        assert str(exc.value) == str(lib.value)
 
 
 def test_without_verl_delegation_is_off_and_loud():
