@@ -29,6 +29,9 @@ def register(sub) -> None:
     p.add_argument("--intermediate", type=int, help="MLP width (default: 4 x hidden)")
     p.add_argument("--max-positions", type=int, default=d.max_positions,
                    help=f"max_position_embeddings (default {d.max_positions})")
+    p.add_argument("--pad-vocab", type=int, default=d.pad_vocab, metavar="N",
+                   help="round vocab_size up to a multiple of N, as hub models do, so that a tensor-parallel "
+                        "size dividing N divides the embedding (Megatron TP 2 needs 2; default 1: 259 rows)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random init (default 0)")
     p.add_argument("--overwrite", action="store_true", help="write into a folder that is not empty")
     p.set_defaults(func=run)
@@ -39,7 +42,7 @@ def run(args) -> int:
 
     size = TinySize(layers=args.layers, hidden=args.hidden, heads=args.heads,
                     kv_heads=args.kv_heads or args.heads, intermediate=args.intermediate or 4 * args.hidden,
-                    max_positions=args.max_positions)
+                    max_positions=args.max_positions, pad_vocab=args.pad_vocab)
     try:
         summary = write_tiny_model(args.output, size, seed=args.seed, overwrite=args.overwrite)
     except TinyModelError as exc:

@@ -100,3 +100,22 @@ def test_the_split_is_qwen2s_own():
     from cli.launch.tiny_model import QWEN_SPLIT
 
     assert getattr(tokenization_qwen2, "PRETOKENIZE_REGEX", QWEN_SPLIT) == QWEN_SPLIT
+
+
+def test_a_padded_vocabulary_lets_tensor_parallel_2_split_the_embedding(tmp_path):
+    """Megatron splits the embedding rows evenly over TP and verl pads nothing: 259 rows allow TP 1
+    only, `--pad-vocab 128` gives 384 rows (the tokenizer keeps its 259 tokens, as hub models do)."""
+    out = tmp_path / "model"
+    assert main(["tiny-model", str(out), "--layers", "1", "--hidden", "64", "--heads", "2",
+                 "--pad-vocab", "128"]) == 0
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(out))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(out))
+    assert model.config.vocab_size == 384 and len(tokenizer) == 259
+    assert model.get_input_embeddings().weight.shape[0] == 384
+    ids = torch.tensor([tokenizer.encode("#### 7")])
+    assert model(ids).logits.shape[-1] == 384
+
+
+def test_pad_vocab_must_be_positive(tmp_path, capsys):
+    assert main(["tiny-model", str(tmp_path / "m"), "--pad-vocab", "0"]) != 0
+    assert "--pad-vocab must be at least 1" in capsys.readouterr().err

@@ -42,9 +42,10 @@ class TinySize:
     kv_heads: int = 4
     intermediate: int = 1024
     max_positions: int = 2048
+    pad_vocab: int = 1      # vocab_size rounded up to a multiple of this (hub models pad theirs for TP)
 
     def check(self) -> None:
-        for name in ("layers", "hidden", "heads", "kv_heads", "intermediate", "max_positions"):
+        for name in ("layers", "hidden", "heads", "kv_heads", "intermediate", "max_positions", "pad_vocab"):
             if getattr(self, name) < 1:
                 raise TinyModelError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.hidden % self.heads:
@@ -150,12 +151,13 @@ def write_tiny_model(out: str | Path, size: TinySize = TinySize(), *, seed: int 
     transformers = require_library("transformers")
     tokenizer = build_tokenizer()
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
-    config = hub_config(size, len(tokenizer), ids)
+    config = hub_config(size, -(-len(tokenizer) // size.pad_vocab) * size.pad_vocab, ids)
     torch.manual_seed(seed)
     model = transformers.AutoModelForCausalLM.from_config(transformers.Qwen2Config(**config))
     save_model(model.to(torch.bfloat16), tokenizer, out, config)
     params = sum(p.numel() for p in model.parameters())
-    return {"model": str(out), "parameters": params, "vocab_size": len(tokenizer), "layers": size.layers,
+    return {"model": str(out), "parameters": params, "vocab_size": config["vocab_size"],
+            "tokens": len(tokenizer), "layers": size.layers,
             "hidden": size.hidden, "heads": size.heads, "kv_heads": size.kv_heads, "seed": seed}
 
 
