@@ -82,11 +82,30 @@ class Settings:
     data_source column, can be replayed and reported per data_source (docs/verl.md)."""
 
     def __post_init__(self) -> None:
+        _read_numbers(self)
         if self.gsm8k_mode not in GSM8K_MODES:
             raise SettingsError(f"gsm8k_mode must be one of {GSM8K_MODES}, got {self.gsm8k_mode!r}")
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
             raise SettingsError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
         _check_format_and_shaping(self)
+
+
+_FLOAT_FIELDS = ("timeout", "format_weight", "overlong_penalty_factor", "length_penalty", "repetition_penalty")
+_INT_FIELDS = ("max_resp_len", "overlong_buffer_len", "repetition_ngram")
+
+
+def _read_numbers(s: Settings) -> None:
+    """Numbers given as text become numbers: Hydra's `${oc.env:REWARD_TIMEOUT,5}` passes `'5'`, and
+    it must mean what `5` means (as `'true'` does for the flags); text that is no number is refused."""
+    for name in _FLOAT_FIELDS + _INT_FIELDS:
+        value = getattr(s, name)
+        if isinstance(value, str):
+            try:
+                number = int(value) if name in _INT_FIELDS else float(value)
+            except ValueError:
+                kind = "an integer" if name in _INT_FIELDS else "a number"
+                raise SettingsError(f"{name} must be {kind}, got {value!r}") from None
+            object.__setattr__(s, name, number)
 
 
 def _check_format_and_shaping(s: Settings) -> None:

@@ -175,6 +175,31 @@ def test_think_prefilled_accepts_booleans():
     assert Settings(think_prefilled="true").think_prefilled == "yes"
 
 
+def test_numeric_settings_given_as_strings_are_read_as_numbers():
+    """Hydra's `${oc.env:REWARD_TIMEOUT,5}` passes `'5'`: every setting that takes a number takes its
+    text, as `verdict_keys='true'` is taken, and means the same as the number."""
+    text = Settings(timeout="5", format_rule="think_answer", format_weight="0.1", max_resp_len="400",
+                    overlong_buffer_len="100", overlong_penalty_factor="1.5", length_penalty="0.2",
+                    repetition_penalty="0.5", repetition_ngram="4", length_unit="chars")
+    numbers = Settings(timeout=5, format_rule="think_answer", format_weight=0.1, max_resp_len=400,
+                       overlong_buffer_len=100, overlong_penalty_factor=1.5, length_penalty=0.2,
+                       repetition_penalty=0.5, repetition_ngram=4, length_unit="chars")
+    assert text == numbers
+    assert type(text.max_resp_len) is int and type(text.timeout) is float
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("timeout", "five", "timeout must be a number"),
+    ("format_weight", "0.1x", "format_weight must be a number"),
+    ("length_penalty", "", "length_penalty must be a number"),
+    ("max_resp_len", "2048.5", "max_resp_len must be an integer"),
+    ("repetition_ngram", "three", "repetition_ngram must be an integer"),
+])
+def test_a_bad_numeric_string_says_it_is_not_a_number(name, value, message):
+    with pytest.raises(SettingsError, match=message):
+        Settings(**{name: value, "max_resp_len": 400} if name != "max_resp_len" else {name: value})
+
+
 # --- shaping never ranks a wrong answer above a correct one of the same length ----------------------
 
 RESPONSES = st.sampled_from([
