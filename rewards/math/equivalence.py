@@ -37,7 +37,7 @@ _SYMBOL = re.compile(r"(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-z
 _CHOICE = re.compile(r"\(?([A-E])\)?")
 _CHOICE_PREFIX = re.compile(r"\(([A-E])\)")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
-_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+_WORD_RUN = re.compile(r"[A-Za-z]{3,}")
 _BARE_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
 _COMMAND_ARGUMENT = re.compile(r"\\(?:begin|end|operatorname)\s*\{[^{}]*\}")  # names, not words
 
@@ -122,10 +122,8 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
         if mine and _CHOICE_PREFIX.search(pred, mine.end()):
             return False  # `(A)(B)(C)`: several choices named is no choice made
         return bool(mine) and mine.group(1) == choice.group(1)
-    if _WORDS.fullmatch(pred) and _WORDS.fullmatch(gold) and len(gold) >= 3 and _plain(pred) == _plain(gold):
-        return True  # `Odd` answers `odd`; single letters stay case-sensitive variables
     if is_words(gold) or is_words(pred) or has_word(gold) or has_word(pred):
-        return _plain(pred) == _plain(gold)
+        return as_text(pred) == as_text(gold)  # `Odd` answers `odd`; single letters stay variables
     gold_sides = split_top(gold, "=")
     pred_sides = split_top(pred, "=")
     if len(gold_sides) == 1:
@@ -232,12 +230,12 @@ def is_symbol(text: str) -> bool:
 
 
 def is_words(text: str) -> bool:
-    """Plain words (`Monday`, `odd`? no: words of four letters or more), compared as text.
+    """Plain words (`Monday`, `odd`, `one`: a run of three letters or more), compared as text.
 
-    Short letter runs stay algebra (`ab` is a product); long ones are words, because sympy would
-    read `east` as e*a*s*t and call it equal to `seat`.
+    Words are never algebra: sympy would read `east` as e*a*s*t and call it equal to `seat`, and
+    `eon` equal to `one`. Runs of one or two letters stay algebra (`ab` is a product).
     """
-    return bool(_WORDS.fullmatch(text)) and bool(_LONG_WORD.search(text))
+    return bool(_WORDS.fullmatch(text)) and bool(_WORD_RUN.search(text))
 
 
 def has_word(text: str) -> bool:
@@ -247,8 +245,15 @@ def has_word(text: str) -> bool:
     return any(w.lower() in VALUE_WORDS for w in _BARE_WORD.findall(_COMMAND_ARGUMENT.sub(" ", text)))
 
 
-def _plain(text: str) -> str:
-    return re.sub(r"[\s\-']", "", text).casefold()
+def as_text(text: str) -> str:
+    """`text` as a text comparison sees it: whitespace and case folded, nothing else (a minus sign,
+    an apostrophe and every other sign count). Whitespace goes (`x<2or x>5` is `x < 2 or x > 5`)
+    except between two digits, where it separates numbers (`2 3` is not `23`)."""
+    pieces = text.casefold().split()
+    out = pieces[:1]
+    for piece in pieces[1:]:
+        out.append((" " if out[-1][-1].isdigit() and piece[0].isdigit() else "") + piece)
+    return "".join(out)
 
 
 def _all(results) -> Tri:

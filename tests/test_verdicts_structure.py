@@ -1,0 +1,63 @@
+"""Answer structure and comparison under attack: names, labels, relations, shapes and words are part of
+the answer. Each case was (or is a variation of) a wrong answer once paid reward 1; the meaning-preserving
+respellings beside them must stay paid."""
+
+import pytest
+
+from rewards import compute_score
+
+
+def paid(pred: str, gold: str) -> bool:
+    return compute_score("lighteval/MATH", "The answer is $\\boxed{%s}$." % pred, gold)["acc"] == 1.0
+
+
+def case_ids(cases):
+    return [f"{pred} | {gold}" for pred, gold in cases]
+
+
+# A text comparison folds whitespace and case, nothing else: a minus sign is part of the answer.
+TEXT_WRONG = [
+    (r"x < 2 \text{ or } x > 5", r"x < -2 \text{ or } x > 5"),
+    (r"x<2 \text{ or } x>-5", r"x<2 \text{ or } x>5"),
+    (r"x \leq 1 \text{ or } x \geq 3", r"x \leq -1 \text{ or } x \geq 3"),
+    (r"-3 \text{ thousand}", r"3 \text{ thousand}"),
+    (r"\text{from } 2 \text{ to } 5", r"\text{from } -2 \text{ to } 5"),
+    (r"x \text{ is not } 3", r"x \text{ is not } -3"),
+    (r"a-b", r"ab"),
+    (r"ab", r"a-b"),
+    (r"\text{one-half}", r"\text{one half}"),
+    (r"x=2 \text{ or } x=3", r"x=23 \text{ or } x=4"),
+    (r"x \lt 2\ \text{or}\ x \gt 5", r"x < -2 \text{ or } x > 5"),
+]
+TEXT_RIGHT = [
+    (r"x < -2 \text{ or } x > 5", r"x<-2 \text{ or } x>5"),
+    (r"x<-2\text{ OR }x>5", r"x < -2 \text{ or } x > 5"),
+    (r"\text{ One }", r"\text{one}"),
+    (r"\text{Odd}", r"\text{odd}"),
+    (r"\text{Evelyn}", r"\text{Evelyn}"),
+]
+
+# Words are never algebra: letters are not multiplied as variables (which would commute).
+WORDS_WRONG = [
+    (r"\text{eon}", r"\text{one}"),
+    (r"\text{neo}", r"\text{one}"),
+    (r"\text{tow}", r"\text{two}"),
+    (r"\text{sey}", r"\text{yes}"),
+    (r"\textbf{ddo}", r"\text{odd}"),
+    (r"\mathrm{owt}", r"\text{two}"),
+    (r"\text{BAC}", r"\text{ABC}"),
+]
+WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two")]
+
+WRONG = TEXT_WRONG + WORDS_WRONG
+RIGHT = TEXT_RIGHT + WORDS_RIGHT
+
+
+@pytest.mark.parametrize("pred, gold", WRONG, ids=case_ids(WRONG))
+def test_wrong_answer_is_not_paid(pred, gold):
+    assert not paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", RIGHT, ids=case_ids(RIGHT))
+def test_respelling_stays_paid(pred, gold):
+    assert paid(pred, gold)
