@@ -36,14 +36,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .region import MAX_RESPONSE_CHARS, THINK_CLOSE, THINK_OPEN, strip_special_tokens
+from .region import ANSWER_CLOSE, ANSWER_OPEN, MAX_RESPONSE_CHARS, THINK_CLOSE, THINK_OPEN, strip_special_tokens
 
 FORMAT_RULES = ("none", "think_boxed", "think_answer")
 FORMAT_MODES = ("strict", "lenient")
 THINK_PREFILLED = ("auto", "yes", "no")
-
-ANSWER_OPEN = "<answer>"
-ANSWER_CLOSE = "</answer>"
 # `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only). One way to
 # match the spaces (not `<\s*/?\s*`), so a `<` before a long run of whitespace is not quadratic.
 _SPACED_TAG = re.compile(r"<\s*(?:(/)\s*)?(think|answer)\s*>")

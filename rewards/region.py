@@ -39,6 +39,8 @@ _TOKEN_STARTS = ("<|", "<｜", "</s>", "<eos>", "<end_of_turn>", "<eot_id")
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
+ANSWER_OPEN = "<answer>"
+ANSWER_CLOSE = "</answer>"
 
 
 _last = threading.local()
@@ -72,3 +74,12 @@ def answer_region(response: str) -> str | None:
     if long:  # the tags are found in the raw text; only the judged tail is cleaned
         return strip_special_tokens(text[max(start, len(text) - 2 * MAX_REGION_CHARS):])[-MAX_REGION_CHARS:]
     return text[max(start, len(text) - MAX_REGION_CHARS):]
+
+
+def answer_tag(region: str) -> str | None:
+    """The content of the region's last closed `<answer>...</answer>` block, or None when it has
+    none. Under `format_rule=think_answer` that content is the answer (docs/scoring-policy.md,
+    "Answer tags"); the scorer still reads it with every guard it applies to any answer."""
+    close = region.rfind(ANSWER_CLOSE)
+    start = region.rfind(ANSWER_OPEN, 0, close) if close >= 0 else -1
+    return None if start < 0 else region[start + len(ANSWER_OPEN):close]

@@ -199,3 +199,42 @@ def test_lenient_spaced_tags_linear_after_a_lone_angle_bracket():
     out, took = fastest(lambda: fmt(looped, mode="lenient"), under=2.0)
     assert out == 1.0 and took < 2.0
     assert fmt("< think >x</ think >< answer > 4 </answer >", mode="lenient") == 1.0
+
+
+# --- under think_answer, the tag's content is the answer the scorers read --------------------------
+
+TAGGED_SOURCES = ["lighteval/MATH", "math_dapo", "openai/gsm8k"]
+
+
+@pytest.mark.parametrize("source", TAGGED_SOURCES)
+@pytest.mark.parametrize("content", ["5", "The answer is 5", " $5$. ", "\n5\n", "\\boxed{5}", "The final answer is $5$"])
+def test_an_answer_in_the_tags_is_the_answer(source, content):
+    """`<answer>5</answer>` was `no_answer` (only a box or `####` inside was read) and `<answer>The
+    answer is 5</answer>` read `5</answer>`: the format asks for the tags, so what they hold is read."""
+    from rewards import compute_score
+
+    response = f"<think>2 + 3</think><answer>{content}</answer>"
+    result = compute_score(source, response, "5", format_rule="think_answer", format_weight=0.1)
+    assert (result["verdict"], result["pred"], result["score"]) == ("correct", "5", 1.0)
+
+
+@pytest.mark.parametrize("source", TAGGED_SOURCES)
+@pytest.mark.parametrize("content", ["5 or 6", "$5$ or $6$", "5, 6", "5 thousand", "not 5", "The answer is 5 or 6",
+                                     "4, no wait 5", "5 (wrong)", "55", ""])
+def test_a_tag_goes_through_the_same_guards(source, content):
+    """What the tag holds is read with every guard a boxed or `####` answer gets: a hedge is not paid."""
+    from rewards import compute_score
+
+    response = f"<think>2 + 3</think><answer>{content}</answer>"
+    assert compute_score(source, response, "5", format_rule="think_answer")["acc"] == 0.0
+
+
+@pytest.mark.parametrize("source", TAGGED_SOURCES)
+def test_the_last_tag_counts_and_only_under_think_answer(source):
+    from rewards import compute_score
+
+    for first, last, acc in (("4", "5", 1.0), ("5", "4", 0.0)):
+        corrected = f"<think>2 + 3</think><answer>{first}</answer> wait <answer>{last}</answer>"
+        assert compute_score(source, corrected, "5", format_rule="think_answer", format_mode="lenient")["acc"] == acc
+    bare = "<think>2 + 3</think><answer>5</answer>"  # no rule asks for the tags: not read as an answer
+    assert compute_score(source, bare, "5")["verdict"] in ("no_answer", "unparsable_pred")

@@ -21,12 +21,12 @@ from ..engine.by_name import WorkerFunction
 
 from ..math.cost import MAX_WRITTEN_CHARS, too_costly, written_size
 from ..math.equivalence import exact_value, fast_equal
-from ..math.extract import boxed_answer, last_box, last_statement
+from ..math.extract import boxed_answer, last_box, last_statement, trim_statement
 from ..math.labels import align
 from ..math.normalize import read_answer, repair_gold_escapes
 from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
-from ..region import answer_region
+from ..region import answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
@@ -76,7 +76,8 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
     region = answer_region(response)
     if region is None:
         return failed(Verdict.NO_ANSWER, "cut off inside <think>")
-    raw, reason = find_answer(region, answer_line)
+    tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
+    raw, reason = find_answer(region if tagged is None else tagged, answer_line, tagged is not None)
     if raw is None:
         verdict = Verdict.UNPARSABLE_PRED if reason.startswith("unclosed") else Verdict.NO_ANSWER
         return failed(verdict, reason)
@@ -101,8 +102,10 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
     return _judge_symbolic(pred, gold, shown, settings)
 
 
-def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
-    """The extracted answer text, or None with the reason there is none."""
+def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[str | None, str]:
+    """The extracted answer text, or None with the reason there is none. A `tagged` region is an
+    `<answer>` tag's content: without a box or a stated answer in it, all of it is the answer,
+    trimmed as a stated answer is (`$5$.` is `5`; `$5$ or $6$` stays whole and is not paid)."""
     statement = last_statement(region, answer_line=True) if answer_line else None
     box = last_box(region)
     if statement is not None and (box is None or statement[1] > box.start):
@@ -119,6 +122,8 @@ def find_answer(region: str, answer_line: bool) -> tuple[str | None, str]:
     stated = last_statement(region, answer_line=False)
     if stated is not None and stated[0]:
         return stated[0], ""
+    if tagged and region.strip():
+        return trim_statement(region), ""
     return None, "no \\boxed{} answer" + (" and no `Answer:` line" if answer_line else "")
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ..number_text import NUMBER, VALUE_WORDS, format_number, last_number, number_value, parse_number
-from ..region import answer_region
+from ..region import answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
@@ -27,6 +27,8 @@ _AFTER_DRESSING = re.compile(r"(?:\\?%|\\?\$|\*\*|\}|\\\)|\.(?!\d))*")
 # The number goes on (`5x`, `5k`, `5e`, `5²`) or an operator or another number follows (`5^2`, `5 - 6`, `5:00`).
 _CONTINUED = re.compile(r"[\w\u00b2\u00b3\u00b9\u00bc-\u00be]|\s*(?:[-+*/^!:~=\u00b1\u00d7\u00f7\u00b7\u2212]|\\[a-zA-Z]|\.\.)")
 _WORD = re.compile(r"[A-Za-z]+")
+# `The answer is 5` in an `<answer>` tag: the words that only say an answer follows.
+_STATED = re.compile(r"(?i)^(?:the\s+)?(?:final\s+)?answer\s*(?:is\b\s*:?|:)\s*")
 _LINE_END = re.compile(r"\n|\.(?=\s|$)")  # the answer's line ends at a line break or a full stop
 
 
@@ -40,6 +42,11 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
     region = answer_region(response)
     if region is None:
         return failed(Verdict.NO_ANSWER, "cut off inside <think>")
+    tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
+    if tagged is not None:  # the tag holds the answer: read as if it followed `####`, with its guards
+        if not tagged.strip():
+            return failed(Verdict.NO_ANSWER, "empty <answer> block")
+        region = tagged if MARKER in tagged else f"{MARKER} {_STATED.sub('', tagged.strip(), count=1)}"
     if settings.gsm8k_mode == "strict":
         token, reason = strict_answer(region)
     else:
