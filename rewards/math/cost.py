@@ -88,9 +88,9 @@ class _Parser:
     def atom(self):
         text, i = self.text, self.i
         ch = text[i]
-        if ch.isdigit() or (ch == "." and i + 1 < len(text) and text[i + 1].isdigit()):
+        if ch.isdecimal() or (ch == "." and i + 1 < len(text) and text[i + 1].isdecimal()):
             j = i
-            while j < len(text) and (text[j].isdigit() or text[j] == "."):
+            while j < len(text) and (text[j].isdecimal() or text[j] == "."):
                 j += 1
             self.i = j
             try:
@@ -142,7 +142,7 @@ class _Parser:
         ch = text[i]
         if ch in "{(":
             return self.atom()
-        if ch.isdigit():
+        if ch.isdecimal():  # a decimal digit; `²` is a digit to `isdigit` but no number to `int`
             self.i += 1
             return 0.0 if ch in "01" else math.log10(int(ch))
         value = self.atom()

@@ -4,7 +4,8 @@ Only presentation is removed: math delimiters, `\\left`/`\\right`, spacing comma
 `\\text{}` wrappers, units and degree signs, thousands separators, `$`, percent signs, a trailing
 period. Nothing that changes a value is rewritten: `50\\%` becomes `50` (never `0.5`), and a decimal
 stays a decimal. Spellings other readers disagree on are written the one way they mean: e-notation
-as its exact decimal, plain-text math (`sqrt(2)`, `pi/3`, `exp(2)`, `**`: see plain_math) as LaTeX,
+as its exact decimal, plain-text math (`sqrt(2)`, `pi/3`, `exp(2)`, `**`: see plain_math) and Unicode
+math (`√27`, `3½`, `x²`: see unicode_math) as LaTeX,
 degree-minute-second angles as degrees, `x_1` as `x_{1}`. The result is `pred` in the scorer's
 result and the input of every comparison.
 What is stripped as a unit (a unit word, `\\text{}` unit, `\\$`, `\\%`, a trailing degree sign) is read
@@ -22,15 +23,9 @@ from ..number_text import E_NOTATION, VALUE_WORDS, format_number, number_value
 from . import units
 from .extract import matching_brace
 from .plain_math import plain_math
+from .unicode_math import unicode_math
 
-_UNICODE = {
-    "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ",
-    "\u03c0": "\\pi ", "\u221e": "\\infty ", "\u2264": "\\leq ", "\u2265": "\\geq ", "\u2260": "\\neq ",
-    "\u221a": "\\sqrt", "\u00b0": "^\\circ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-    "\u222a": "\\cup ", "\u2229": "\\cap ", "\u00bd": "1/2",
-}
 _PLAIN_NUMBER = re.compile(r"-?(?:[1-9]\d{0,2}|0)(?:\.\d*[1-9])?|-?[1-9]\d{3,}")
-_UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 
 # Math-mode delimiters and commands that only change how an answer looks.
 _DELIMITERS = re.compile(r"\\\$|\$|\\\(|\\\)|\\\[|\\\]")
@@ -157,7 +152,7 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     if _PLAIN_NUMBER.fullmatch(answer):
         return answer, None
     marks: list[str | None] = []
-    s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], answer)
+    s = unicode_math(answer)
     s = _unwrap_box(s.strip())
     spoken = _PROSE_THEN_MATH.fullmatch(s)
     if spoken:

@@ -1,0 +1,65 @@
+"""Verdicts under attack, normalisation and reading: a wrong answer that a rewrite turned into the
+gold (or a crash) is never paid; a meaning-preserving respelling stays paid. Each case failed before
+its rule (docs/scoring-policy.md states each rule with an example)."""
+
+import pytest
+
+from rewards import compute_score
+from rewards.math.normalize import normalize
+
+
+def verdict(pred: str, gold: str) -> str:
+    out = compute_score("lighteval/MATH", "\\boxed{%s}" % pred, gold)
+    assert out["acc"] == (1.0 if out["verdict"] == "correct" else 0.0)
+    return out["verdict"]
+
+
+def assert_not_paid(pred: str, gold: str) -> None:
+    assert verdict(pred, gold) in ("wrong", "unparsable_pred", "unparsable_gold"), (pred, gold)
+
+
+# A Unicode superscript after `^` raised in the cost rule (verdict `error`); superscripts and
+# subscripts are exponents and subscripts.
+@pytest.mark.parametrize("pred, gold", [
+    ("5^\u00b2", "25"), ("x\u00b2", "x^2"), ("5\u00b3", "125"), ("2\u207b\u00b9", "0.5"), ("5\\text{ cm}^\u00b2", "5"),
+    ("x\u2081+x\u2082", "x_1+x_2"), ("(x+1)\u00b2", "x^2+2x+1"), ("10\u2076", "1000000"),
+])
+def test_unicode_scripts_are_read(pred, gold):
+    assert verdict(pred, gold) == "correct"
+
+
+@pytest.mark.parametrize("pred", [
+    "5^\u00b2", "\\text{cm}^\u00b2", "x\u00b2", "5\u00b3", "2\u207b\u00b9", "^\u00b2", "\u00b2^\u00b3", "x^{\u00b2}",
+    "\u00b3\u221a8", "2^\u00b9\u2070\u2070\u2070\u2070\u2070\u2070", "\u00b2!", "10^\u00b2^\u00b2", "x_\u2082^\u00b2",
+])
+def test_unicode_scripts_never_raise(pred):
+    for gold in ("25", "5", "x^2"):
+        assert verdict(pred, gold) != "error"
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("5^\u00b2", "52"), ("5\u00b3", "53"), ("2\u207b\u00b9", "2"), ("x\u00b2", "2x"), ("\u00b3\u221a8", "2"),
+])
+def test_unicode_scripts_are_not_other_numbers(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+# A radical takes its whole digit run or group; a vulgar fraction after a whole number is a mixed number.
+@pytest.mark.parametrize("pred, gold", [
+    ("\u221a27", "\\sqrt{2}7"), ("\u221a27", "7\\sqrt{2}"), ("3\u00bd", "31/2"), ("3\u00bd", "\\frac{31}{2}"),
+    ("\u221a12", "2\\sqrt{1}"), ("\u221a100", "10\\sqrt{1}0"), ("2\u00be", "\\frac{23}{4}"), ("1\u2153", "\\frac{13}{3}"),
+    ("\u221b27", "\\sqrt{2}7"), ("\u221b27", "\\sqrt[3]{2}7"), ("\u221c16", "\\sqrt{16}"), ("\u221a2x", "\\sqrt{2x}"),
+    ("\u221a2x", "\\sqrt{2}x"), ("\u221ax\u00b2", "x"), ("2.5\u00bd", "3"), ("-3\u00bd", "-2.5"),
+])
+def test_unicode_numbers_are_not_rewritten_into_others(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("\u221a27", "3\\sqrt{3}"), ("3\u00bd", "\\frac{7}{2}"), ("-3\u00bd", "-3.5"), ("\u00bd", "0.5"), ("2\u00be", "2.75"),
+    ("\u2153", "\\frac13"), ("\u221b27", "3"), ("\u221c16", "2"), ("\u221a(2x)", "\\sqrt{2x}"), ("\u221a2 x", "\\sqrt{2}x"),
+    ("\u221a\u221a16", "2"), ("\u221a(1+\u221a4)", "\\sqrt{3}"), ("\u00b1\u221a2", "\\pm\\sqrt{2}"), ("2\u221a3", "\\sqrt{12}"),
+    ("\u221a3/2", "\\frac{\\sqrt{3}}{2}"), ("\u221a\u03c0", "\\sqrt{\\pi}"), ("3\u2213 1", "2, 4"), ("12\u00f74", "3"),
+])
+def test_unicode_math_is_read(pred, gold):
+    assert verdict(pred, gold) == "correct"
