@@ -5,7 +5,7 @@ PIP  := $(VENV)/bin/pip --disable-pip-version-check -q
 # PyTorch's CPU-only build (the README's CPU install); the plain index serves only the CUDA build.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test bench check-install clean
+.PHONY: demo test bench fuzz check-install clean
 
 # Core install: the scorers and the CLI (no torch, no verl).
 $(VENV)/.core: pyproject.toml constraints.txt
@@ -34,6 +34,11 @@ check-install: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) tests/bench/run.py
+
+# The long mutation search: fresh random seeds, the `fuzz` profile's examples per gold family
+# (tests/fuzz/search.py); prints the figures and every finding. FUZZ_ARGS="-n 200 --seed 7".
+fuzz: $(VENV)/.dev
+	$(PY) -m tests.fuzz.search $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -1,19 +1,13 @@
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+
+from tests.helpers.profiles import load_test_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-# CI machines have 2 cores; keep property tests thorough but bounded. How fast inputs are generated
-# depends on the machine's load, not on our code, so that health check is off (the others stay on).
-_shared = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=200, **_shared)
-settings.register_profile("dev", max_examples=100, **_shared)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+load_test_profile()
 
 
 @pytest.fixture(scope="session")

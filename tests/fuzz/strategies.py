@@ -1,0 +1,625 @@
+"""Golds of every shape the scorers accept, each with its mutations.
+
+A `Gold` carries the mutations drawn for it: `paid=False` ones change the meaning by construction
+(the value provably differs: a digit changed to another digit, a sign flipped on a nonzero value,
+two unequal items swapped; guards drop a mutation where it could keep the value), `paid=True` ones
+respell the gold in a way docs/scoring-policy.md says is the same answer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from hypothesis import strategies as st
+
+MATH = "lighteval/MATH"
+GSM8K = "openai/gsm8k"
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    response: str
+    paid: bool  # True: a respelling the policy pays; False: a different answer, never paid
+
+
+@dataclass(frozen=True)
+class Gold:
+    family: str
+    data_source: str
+    gold: str
+    mutations: tuple[Mutation, ...]
+
+
+WRAPPERS = ("So the answer is $\\boxed{{{}}}$.", "\\boxed{{{}}}",
+            "Therefore, the final answer is $\\boxed{{{}}}$. I hope it is correct.")
+
+
+class _Builder:
+    """Collects one gold's mutations, each response wrapped the way the drawn wrapper says."""
+
+    def __init__(self, wrapper: str):
+        self.wrapper = wrapper
+        self.items: list[Mutation] = []
+
+    def wrong(self, name: str, answer: str, when: bool = True) -> None:
+        if when:
+            self.items.append(Mutation(name, self.wrapper.format(answer), False))
+
+    def right(self, name: str, answer: str, when: bool = True) -> None:
+        if when:
+            self.items.append(Mutation(name, self.wrapper.format(answer), True))
+
+    def wrong_text(self, name: str, response: str, when: bool = True) -> None:
+        """A whole response (prose around the answer), not wrapped."""
+        if when:
+            self.items.append(Mutation(name, response, False))
+
+    def right_text(self, name: str, response: str, when: bool = True) -> None:
+        if when:
+            self.items.append(Mutation(name, response, True))
+
+
+def _builder(draw) -> _Builder:
+    return _Builder(draw(st.sampled_from(WRAPPERS)))
+
+
+def _other_digit(draw, digit: str, nonzero: bool = False) -> str:
+    choices = [d for d in "0123456789" if d != digit and not (nonzero and d == "0")]
+    return draw(st.sampled_from(choices))
+
+
+def _change_digit(draw, digits: str) -> str:
+    """`digits` (no sign, no point) with one digit replaced by another: a different number."""
+    i = draw(st.integers(0, len(digits) - 1))
+    new = _other_digit(draw, digits[i], nonzero=(i == 0 and len(digits) > 1))
+    return digits[:i] + new + digits[i + 1:]
+
+
+def _frac(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    sign = "-" if v < 0 else ""
+    return f"{sign}\\frac{{{abs(v.numerator)}}}{{{v.denominator}}}"
+
+
+def _squarefree(n: int) -> bool:
+    return n >= 2 and all(n % (p * p) for p in range(2, math.isqrt(n) + 1))
+
+
+SQUAREFREE = [n for n in range(2, 60) if _squarefree(n)]
+VULGAR = {(1, 2): "½", (1, 3): "⅓", (2, 3): "⅔", (1, 4): "¼", (3, 4): "¾", (1, 5): "⅕", (2, 5): "⅖",
+          (3, 5): "⅗", (4, 5): "⅘", (1, 6): "⅙", (5, 6): "⅚", (1, 8): "⅛", (3, 8): "⅜", (5, 8): "⅝",
+          (7, 8): "⅞"}
+
+
+@st.composite
+def integers(draw) -> Gold:
+    n = draw(st.one_of(st.integers(-99, 99), st.integers(-10**7, 10**7)))
+    m = draw(st.integers(-99, 99).filter(lambda m: m != n))
+    b = _builder(draw)
+    digits = str(abs(n))
+    sign = "-" if n < 0 else ""
+    b.wrong("flip sign", str(-n), n != 0)
+    b.wrong("drop minus", digits, n < 0)
+    b.wrong("change digit", sign + str(int(_change_digit(draw, digits))))
+    b.wrong("drop digit", sign + str(int(digits[1:] or "0")), len(digits) > 1)
+    b.wrong("append digit", str(10 * n + draw(st.integers(1, 9)) * (-1 if n < 0 else 1)))
+    b.wrong("move decimal point", f"{sign}{digits[:-1] or '0'}.{digits[-1]}", n % 10 != 0)
+    b.wrong("scale word", f"{n}\\text{{ {draw(st.sampled_from(['thousand', 'million', 'hundred']))}}}", n != 0)
+    b.wrong("extra item", f"{n}, {m}")
+    b.wrong("extra item after approximation", f"{n} \\approx {n}.0, {m}")
+    b.wrong("equation with a false left side", f"{m}={n}")
+    b.wrong("unicode square", f"{n}^²", n not in (0, 1))
+    b.wrong("unicode square, glued", f"{n}²", n not in (0, 1) and n > 0)
+    b.wrong("inner box", f"{sign}{digits[:1]}\\boxed{{{digits[1:]}}}", len(digits) > 1 and digits[1] != "0")
+    factor = next((f for f in range(2, 100) if n > 3 and n % f == 0 and n // f > 1), None)
+    if factor:
+        spacer = draw(st.sampled_from(["\\quad", "\\qquad", "\\ ", "~", "\\;"]))
+        b.wrong("numbers joined by spacing", f"{factor} {spacer} {n // factor}")
+    b.wrong_text("negated claim", f"I don't think the answer is ${n}$.")
+    b.wrong_text("claim with another value", f"The final answer is ${n}$, which is ${m}$.")
+    b.wrong_text("two values claimed", f"The final answer is ${n}$ or ${m}$.")
+    b.right("dfrac", f"\\dfrac{{{2 * n}}}{{2}}")
+    b.right("trailing zero decimal", f"{n}.0")
+    b.right("label", f"x = {n}")
+    b.right("box in box", f"\\boxed{{{n}}}")
+    b.right("unit on one side", f"{n}\\text{{ cm}}")
+    b.right("percent on one side", f"{n}\\%")
+    if abs(n) >= 1000:
+        grouped = f"{abs(n):,}"
+        sep = draw(st.sampled_from(["{,}", "\\,", ","]))
+        b.right("thousands separator", sign + grouped.replace(",", sep))
+    return Gold("integer", MATH, str(n), tuple(b.items))
+
+
+@st.composite
+def decimals(draw) -> Gold:
+    whole = draw(st.integers(0, 999))
+    places = draw(st.integers(1, 3))
+    frac = draw(st.integers(1, 10**places - 1).filter(lambda f: f % 10 != 0))
+    neg = draw(st.booleans())
+    body = f"{whole}.{frac:0{places}d}"
+    sign = "-" if neg else ""
+    value = Fraction(body) * (-1 if neg else 1)
+    b = _builder(draw)
+    digits = body.replace(".", "")
+    point = body.index(".")
+    changed = _change_digit(draw, digits)
+    b.wrong("flip sign", f"{'' if neg else '-'}{body}")
+    b.wrong("change digit", f"{sign}{changed[:point]}.{changed[point:]}",
+            Fraction(f"{changed[:point]}.{changed[point:]}") != abs(value))
+    b.wrong("drop decimal point", f"{sign}{int(digits)}")
+    b.wrong("drop last digit", f"{sign}{body[:-1]}".rstrip("."))
+    b.wrong("decimal comma", f"{sign}{body.replace('.', ',')}")
+    b.wrong("extra item", f"{sign}{body}, {whole + 1}")
+    b.right("trailing zero", f"{sign}{body}0")
+    b.right("fraction", _frac(value))
+    return Gold("decimal", MATH, f"{sign}{body}", tuple(b.items))
+
+
+@st.composite
+def fractions(draw) -> Gold:
+    q = draw(st.integers(2, 60))
+    p = draw(st.integers(-200, 200).filter(lambda p: p != 0 and math.gcd(p, q) == 1))
+    value = Fraction(p, q)
+    gold = draw(st.sampled_from([_frac(value), f"{p}/{q}", f"\\frac{{{p}}}{{{q}}}"]))
+    b = _builder(draw)
+    num = _change_digit(draw, str(abs(p)))
+    den = _change_digit(draw, str(q))
+    b.wrong("flip sign", _frac(-value))
+    b.wrong("invert", _frac(1 / value))
+    b.wrong("change numerator digit", f"\\frac{{{'-' if p < 0 else ''}{num}}}{{{q}}}",
+            Fraction(int(num) * (-1 if p < 0 else 1), q) != value)
+    b.wrong("change denominator digit", f"\\frac{{{p}}}{{{int(den)}}}",
+            int(den) != 0 and Fraction(p, int(den)) != value)
+    b.wrong("rounded decimal", f"{float(value):.3f}", Fraction(f"{float(value):.3f}") != value)
+    b.wrong("numerator only", str(p))
+    b.wrong("extra item", f"{_frac(value)}, {_frac(value + 1)}")
+    b.wrong("extra item after approximation", f"{_frac(value)} \\approx {float(value):.2f}, {p}")
+    b.right("dfrac", f"\\dfrac{{{p}}}{{{q}}}")
+    b.right("tfrac", f"\\tfrac{{{p}}}{{{q}}}")
+    b.right("slash", f"{p}/{q}")
+    b.right("unreduced", f"\\frac{{{2 * p}}}{{{2 * q}}}")
+    b.right("sign in the numerator", f"\\frac{{{p}}}{{{q}}}", p < 0)
+    b.right("sign in front", f"-\\frac{{{-p}}}{{{q}}}", p < 0)
+    terminating = all(f in (2, 5) for f in _prime_factors(q))
+    if terminating:
+        b.right("exact decimal", _decimal(value))
+    if p > q:
+        whole, rest = divmod(p, q)
+        b.right("mixed number", f"{whole}\\frac{{{rest}}}{{{q}}}")
+    return Gold("fraction", MATH, gold, tuple(b.items))
+
+
+def _prime_factors(n: int) -> list[int]:
+    out, f = [], 2
+    while n > 1:
+        while n % f == 0:
+            out.append(f)
+            n //= f
+        f += 1
+    return out
+
+
+def _decimal(v: Fraction) -> str:
+    """The exact decimal of a fraction whose denominator has only the factors 2 and 5."""
+    sign = "-" if v < 0 else ""
+    v = abs(v)
+    places = 0
+    while (v * 10**places).denominator != 1:
+        places += 1
+    scaled = str((v * 10**places).numerator).rjust(places + 1, "0")
+    return f"{sign}{scaled[:-places]}.{scaled[-places:]}" if places else sign + scaled
+
+
+@st.composite
+def mixed_unicode(draw) -> Gold:
+    """`3½` is three and a half: never 31/2 (a gold whose digits it shares)."""
+    (num, den), glyph = draw(st.sampled_from(sorted(VULGAR.items())))
+    whole = draw(st.integers(1, 9).filter(lambda w: den != 10))
+    b = _builder(draw)
+    b.wrong("vulgar fraction read as digits", f"{whole}{glyph}")
+    return Gold("mixed number", MATH, f"\\frac{{{10 * whole + num}}}{{{den}}}", tuple(b.items))
+
+
+@st.composite
+def surds(draw) -> Gold:
+    n = draw(st.sampled_from(SQUAREFREE))
+    k = draw(st.integers(1, 12))
+    neg = draw(st.booleans())
+    sign = "-" if neg else ""
+    coeff = "" if k == 1 else str(k)
+    gold = f"{sign}{coeff}\\sqrt{{{n}}}"
+    b = _builder(draw)
+    other = draw(st.sampled_from([s for s in SQUAREFREE if s != n]))
+    b.wrong("flip sign", f"{'' if neg else '-'}{coeff}\\sqrt{{{n}}}")
+    b.wrong("change radicand", f"{sign}{coeff}\\sqrt{{{other}}}")
+    b.wrong("change coefficient", f"{sign}{k + 1}\\sqrt{{{n}}}")
+    b.wrong("drop root", f"{sign}{k * n}")
+    b.wrong("cube root", f"{sign}{coeff}\\sqrt[3]{{{n}}}")
+    b.wrong("coefficient under the root", f"{sign}\\sqrt{{{k * n}}}", k > 1)
+    b.wrong("radicand and digit under one root", f"{sign}√{n}{k}",
+            k < 10 and 10 * n + k != k * k * n)
+    b.right("square under the root", f"{sign}\\sqrt{{{k * k * n}}}")
+    b.right("cdot", f"{sign}{k} \\cdot \\sqrt{{{n}}}")
+    b.right("short argument", f"{sign}{coeff}\\sqrt{n}", n < 10)
+    b.right("plain text", f"{sign}{k}*sqrt({n})")
+    return Gold("surd", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def pi_forms(draw) -> Gold:
+    m = draw(st.integers(1, 12))
+    k = draw(st.integers(1, 24).filter(lambda k: math.gcd(k, m) == 1))
+    coeff = "" if k == 1 else str(k)
+    gold = f"{coeff}\\pi" if m == 1 else f"\\frac{{{coeff}\\pi}}{{{m}}}"
+    b = _builder(draw)
+    over = (lambda top: top if m == 1 else f"\\frac{{{top}}}{{{m}}}")
+    b.wrong("drop pi", over(str(k)))
+    b.wrong("change coefficient", over(f"{k + 1}\\pi"))
+    b.wrong("change denominator", f"\\frac{{{coeff}\\pi}}{{{m + 1}}}")
+    b.wrong("flip sign", "-" + gold)
+    b.wrong("decimal approximation", f"{k * math.pi / m:.4f}")
+    b.wrong("pi squared", over(f"{coeff}\\pi^2"))
+    b.wrong("in degrees", _frac(Fraction(180 * k, m)))
+    b.wrong("degree sign on radians", f"{gold}^\\circ")
+    b.right("coefficient outside", f"\\frac{{{k}}}{{{m}}}\\pi" if m > 1 else f"{k}\\pi")
+    b.right("dfrac", f"\\dfrac{{{k}\\pi}}{{{m}}}")
+    b.right("plain text", f"{k}*pi/{m}")
+    return Gold("pi", MATH, gold, tuple(b.items))
+
+
+def _poly(coeffs: dict[int, int], var: str = "x", order: list[int] | None = None) -> str:
+    """A polynomial from {power: coefficient}, highest power first unless `order` says."""
+    out = ""
+    for p in order or sorted(coeffs, reverse=True):
+        c = coeffs[p]
+        if c == 0:
+            continue
+        mono = "" if p == 0 else var if p == 1 else f"{var}^{{{p}}}"
+        body = str(abs(c)) if (abs(c) != 1 or p == 0) else ""
+        out += ("-" if c < 0 else ("+" if out else "")) + body + mono
+    return out or "0"
+
+
+@st.composite
+def polynomials(draw) -> Gold:
+    r1, r2 = draw(st.integers(-9, 9)), draw(st.integers(-9, 9))
+    lead = draw(st.sampled_from([1, 2, 3, -1]))
+    coeffs = {2: lead, 1: -lead * (r1 + r2), 0: lead * r1 * r2}
+    gold = _poly(coeffs)
+    b = _builder(draw)
+    nonzero = [p for p, c in coeffs.items() if c]
+    p = draw(st.sampled_from(nonzero))
+    b.wrong("flip a coefficient's sign", _poly({**coeffs, p: -coeffs[p]}))
+    b.wrong("change the constant", _poly({**coeffs, 0: coeffs[0] + draw(st.sampled_from([-1, 1, 2]))}))
+    b.wrong("raise a power", _poly({q: c for q, c in coeffs.items() if q != 2} | {3: lead}))
+    b.wrong("rename the variable", _poly(coeffs, draw(st.sampled_from(["t", "y", "n"]))))
+    b.wrong("drop a term", _poly({**coeffs, p: 0}), len(nonzero) > 1)
+    b.wrong("extra item", f"{gold}, {_poly({**coeffs, 0: coeffs[0] + 1})}")
+    order = draw(st.permutations(sorted(coeffs)))
+    b.right("reorder terms", _poly(coeffs, order=list(order)))
+    factors = f"{'' if lead == 1 else '-' if lead == -1 else lead}(x{-r1:+d})(x{-r2:+d})"
+    b.right("factored", factors.replace("+0", "").replace("-0", ""))
+    return Gold("polynomial", MATH, gold, tuple(b.items))
+
+
+_OPEN, _CLOSE = {"(": "[", "[": "("}, {")": "]", "]": ")"}
+
+
+@st.composite
+def intervals(draw) -> Gold:
+    a = draw(st.integers(-20, 20))
+    b_ = draw(st.integers(a + 1, a + 30))
+    lo, hi = draw(st.sampled_from("([")), draw(st.sampled_from(")]"))
+    gold = f"{lo}{a},{b_}{hi}"
+    b = _builder(draw)
+    b.wrong("flip the left bracket", f"{_OPEN[lo]}{a},{b_}{hi}")
+    b.wrong("flip the right bracket", f"{lo}{a},{b_}{_CLOSE[hi]}")
+    b.wrong("change an endpoint", f"{lo}{a},{b_ + 1}{hi}")
+    b.wrong("swap endpoints", f"{lo}{b_},{a}{hi}")
+    mirror_lo, mirror_hi = ("[" if hi == "]" else "("), ("]" if lo == "[" else ")")
+    b.wrong("negate", f"{mirror_lo}{-b_},{-a}{mirror_hi}", a != -b_ or (mirror_lo, mirror_hi) != (lo, hi))
+    b.wrong("unbounded", f"{lo}{a},\\infty)")
+    b.wrong("union with another piece", f"{gold}\\cup({b_ + 5},{b_ + 9})")
+    b.wrong("inequality in another variable",
+            f"{a} {'<' if lo == '(' else chr(92) + 'le'} t {'<' if hi == ')' else chr(92) + 'le'} {b_}")
+    b.right("left right", f"\\left{lo}{a}, {b_}\\right{hi}")
+    b.right("inequality", f"{a} {'<' if lo == '(' else chr(92) + 'le'} x {'<' if hi == ')' else chr(92) + 'le'} {b_}")
+    return Gold("interval", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def unions(draw) -> Gold:
+    a = draw(st.integers(-20, 10))
+    b_ = draw(st.integers(a + 1, a + 5))
+    c = draw(st.integers(b_ + 1, b_ + 5))
+    d = draw(st.integers(c + 1, c + 5))
+    first, second = f"({a},{b_}]", f"[{c},{d})"
+    gold = f"{first}\\cup{second}"
+    b = _builder(draw)
+    b.wrong("drop a piece", first)
+    b.wrong("intersection", f"{first}\\cap{second}")
+    b.wrong("change an endpoint", f"({a},{b_}]\\cup[{c},{d + 1})")
+    b.wrong("flip a bracket", f"({a},{b_})\\cup{second}")
+    b.right("reorder", f"{second}\\cup{first}")
+    return Gold("union", MATH, gold, tuple(b.items))
+
+
+_FLIP = {">": "<", "<": ">", "\\ge": "\\le", "\\le": "\\ge"}
+_STRICT = {">": "\\ge", "\\ge": ">", "<": "\\le", "\\le": "<"}
+
+
+@st.composite
+def inequalities(draw) -> Gold:
+    rel = draw(st.sampled_from(sorted(_FLIP)))
+    c = draw(st.integers(-50, 50))
+    gold = f"x {rel} {c}"
+    b = _builder(draw)
+    b.wrong("rename the variable", f"{draw(st.sampled_from(['t', 'y', 'n', 'a']))} {rel} {c}")
+    b.wrong("flip the direction", f"x {_FLIP[rel]} {c}")
+    b.wrong("strict or not", f"x {_STRICT[rel]} {c}")
+    b.wrong("change the bound", f"x {rel} {c + 1}")
+    b.wrong("equation", f"x = {c}")
+    b.wrong("flip the bound's sign", f"x {rel} {-c}", c != 0)
+    b.right("reversed", f"{c} {_FLIP[rel]} x")
+    inf = rel in (">", "\\ge")
+    bracket = "(" if rel in (">", "<") else "["
+    closing = ")" if rel in (">", "<") else "]"
+    b.right("interval", f"{bracket}{c},\\infty)" if inf else f"(-\\infty,{c}{closing}")
+    return Gold("inequality", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def sets(draw) -> Gold:
+    items = draw(st.lists(st.integers(-30, 30), min_size=2, max_size=4, unique=True))
+    gold = "\\{" + ",".join(map(str, items)) + "\\}"
+    b = _builder(draw)
+    new = draw(st.integers(-30, 30).filter(lambda v: v not in items))
+    i = draw(st.integers(0, len(items) - 1))
+    b.wrong("drop an item", "\\{" + ",".join(map(str, items[:i] + items[i + 1:])) + "\\}")
+    b.wrong("add an item", "\\{" + ",".join(map(str, items + [new])) + "\\}")
+    b.wrong("change an item", "\\{" + ",".join(map(str, items[:i] + [new] + items[i + 1:])) + "\\}")
+    b.wrong("flip an item's sign", "\\{" + ",".join(map(str, items[:i] + [-items[i]] + items[i + 1:])) + "\\}",
+            items[i] != 0 and -items[i] not in items)
+    b.wrong("tuple for a set", "(" + ",".join(map(str, items)) + ")")
+    b.wrong("extra item after approximation", ", ".join(map(str, items[:-1])) + f", {items[-1]} \\approx {items[-1]}.0, {new}")
+    shuffled = draw(st.permutations(items))
+    b.right("reorder", "\\{" + ",".join(map(str, shuffled)) + "\\}")
+    b.right("bare list", ", ".join(map(str, shuffled)))
+    return Gold("set", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def tuples(draw) -> Gold:
+    items = draw(st.lists(st.integers(-30, 30), min_size=2, max_size=3).filter(lambda xs: len(set(xs)) > 1))
+    gold = "(" + ",".join(map(str, items)) + ")"
+    b = _builder(draw)
+    i, j = next((i, j) for i in range(len(items)) for j in range(i + 1, len(items)) if items[i] != items[j])
+    swapped = list(items)
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    new = draw(st.integers(-30, 30).filter(lambda v: v != items[0]))
+    b.wrong("swap ordered items", "(" + ",".join(map(str, swapped)) + ")")
+    b.wrong("change an item", "(" + ",".join(map(str, [new] + items[1:])) + ")")
+    b.wrong("drop an item", "(" + ",".join(map(str, items[:-1])) + ")")
+    b.wrong("set for a tuple", "\\{" + ",".join(map(str, items)) + "\\}")
+    b.wrong("flip an item's sign", "(" + ",".join(map(str, [-items[0]] + items[1:])) + ")", items[0] != 0)
+    b.right("left right", "\\left(" + ", ".join(map(str, items)) + "\\right)")
+    b.right("column vector", "\\begin{pmatrix}" + "\\\\".join(map(str, items)) + "\\end{pmatrix}")
+    return Gold("tuple", MATH, gold, tuple(b.items))
+
+
+LABELS = [("x", "y"), ("a", "b"), ("p", "q"), ("m", "n"), ("b_1", "b_2"), ("a_{1}", "a_{2}"), ("AB", "CD")]
+
+
+@st.composite
+def labelled(draw) -> Gold:
+    l1, l2 = draw(st.sampled_from(LABELS))
+    u = draw(st.integers(-20, 20))
+    v = draw(st.integers(-20, 20).filter(lambda v: v != u))
+    gold = f"{l1}={u}, {l2}={v}"
+    b = _builder(draw)
+    stranger = draw(st.sampled_from(["z", "k", "c_1", "EF"]))
+    b.wrong("swap the values", f"{l1}={v}, {l2}={u}")
+    b.wrong("rename a label", f"{l1}={u}, {stranger}={v}")
+    b.wrong("labels reordered in a tuple", f"({l2},{l1})=({u},{v})")
+    b.wrong("change a value", f"{l1}={u}, {l2}={v + 1 if v + 1 != u else v + 2}")
+    b.wrong("drop a pair", f"{l1}={u}")
+    b.wrong("values in the other order", f"{v}, {u}")
+    b.right("reorder the pairs", f"{l2}={v}, {l1}={u}")
+    b.right("values in order", f"{u}, {v}")
+    return Gold("labelled system", MATH, gold, tuple(b.items))
+
+
+def _matrix(rows: list[list[int]], env: str = "pmatrix") -> str:
+    return f"\\begin{{{env}}}" + "\\\\".join("&".join(map(str, r)) for r in rows) + f"\\end{{{env}}}"
+
+
+@st.composite
+def matrices(draw) -> Gold:
+    rows = draw(st.lists(st.lists(st.integers(-9, 9), min_size=2, max_size=2), min_size=2, max_size=2))
+    gold = _matrix(rows)
+    b = _builder(draw)
+    (a, c_), (d, e) = rows
+    det = a * e - c_ * d
+    r, col = draw(st.integers(0, 1)), draw(st.integers(0, 1))
+    changed = [list(x) for x in rows]
+    changed[r][col] += draw(st.sampled_from([-1, 1, 10]))
+    b.wrong("change an entry", _matrix(changed))
+    b.wrong("transpose", _matrix([[a, d], [c_, e]]), c_ != d)
+    b.wrong("swap rows", _matrix([rows[1], rows[0]]), rows[0] != rows[1])
+    b.wrong("negate", _matrix([[-x for x in row] for row in rows]), any(x for row in rows for x in row))
+    b.wrong("determinant bars", _matrix(rows, "vmatrix"))
+    b.wrong("det of it", "\\det" + gold)
+    b.wrong("its determinant", str(det))
+    b.right("brackets", _matrix(rows, "bmatrix"))
+    return Gold("matrix", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def determinants(draw) -> Gold:
+    """A gold that is a number; the matrix whose determinant it is is not that number."""
+    rows = draw(st.lists(st.lists(st.integers(-9, 9), min_size=2, max_size=2), min_size=2, max_size=2))
+    det = rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0]
+    b = _builder(draw)
+    b.wrong("matrix for its determinant", _matrix(rows))
+    return Gold("determinant", MATH, str(det), tuple(b.items))
+
+
+UNITS = [("cm", "centimeters", "m"), ("kg", "kilograms", "g"), ("m", "meters", "km"),
+         ("hours", "hour", "minutes"), ("seconds", "second", "hours")]
+
+
+@st.composite
+def units(draw) -> Gold:
+    unit, spelt, other = draw(st.sampled_from(UNITS))
+    n = draw(st.integers(1, 5000))
+    gold = f"{n}\\text{{ {unit}}}"
+    b = _builder(draw)
+    b.wrong("another unit", f"{n}\\text{{ {other}}}")
+    b.wrong("a power of the unit", f"{n}\\text{{ {unit}}}^2", unit in ("cm", "m"))
+    b.wrong("change a digit", f"{int(_change_digit(draw, str(n)))}\\text{{ {unit}}}")
+    b.wrong("scale word", f"{n}\\text{{ thousand {unit}}}")
+    b.right("unit spelt out", f"{n}\\text{{ {spelt}}}")
+    b.right("unit in mathrm", f"{n}\\mathrm{{{unit}}}", unit in ("cm", "kg", "m"))
+    b.right("no unit", str(n))
+    return Gold("unit", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def percentages(draw) -> Gold:
+    n = draw(st.integers(1, 400))
+    gold = f"{n}\\%"
+    b = _builder(draw)
+    b.wrong("as a fraction of one", _decimal(Fraction(n, 100)))
+    b.wrong("change a digit", f"{int(_change_digit(draw, str(n)))}\\%")
+    b.wrong("dollars for percent", f"\\${n}")
+    b.right("no sign", str(n))
+    b.right("percent word", f"{n} \\text{{ percent}}")
+    return Gold("percentage", MATH, gold, tuple(b.items))
+
+
+WORDS = ["odd", "even", "one", "east", "north", "yes", "none", "neither", "true", "false", "left",
+         "increasing", "ten", "dog", "cat", "star"]
+
+
+@st.composite
+def words(draw) -> Gold:
+    word = draw(st.sampled_from(WORDS))
+    gold = f"\\text{{{word}}}"
+    b = _builder(draw)
+    anagram = "".join(draw(st.permutations(word)))
+    other = draw(st.sampled_from([w for w in WORDS if w != word]))
+    i = draw(st.integers(0, len(word) - 1))
+    letter = draw(st.sampled_from([c for c in "abcdefghijklmnopqrstuvwxyz" if c != word[i]]))
+    b.wrong("anagram", f"\\text{{{anagram}}}", anagram != word)
+    b.wrong("another word", f"\\text{{{other}}}")
+    b.wrong("change a letter", f"\\text{{{word[:i]}{letter}{word[i + 1:]}}}")
+    b.wrong("negated", f"\\text{{not {word}}}")
+    b.right("capitalised", f"\\text{{{word.capitalize()}}}")
+    b.right("bold", f"\\textbf{{{word}}}")
+    return Gold("word", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def lines(draw) -> Gold:
+    """`y = …`: the right side answers it; a function or another label does not."""
+    n = draw(st.integers(-20, 20))
+    k = draw(st.integers(2, 9))
+    b = _builder(draw)
+    gold = f"y = {n}"
+    b.wrong("function of the variable for the variable", f"g(y) = {n}")
+    b.wrong("another variable", f"z = {n}")
+    b.wrong("change the value", f"y = {n + k}")
+    b.right("right side", str(n))
+    return Gold("line", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def trig(draw) -> Gold:
+    k = draw(st.integers(2, 9))
+    fn = draw(st.sampled_from(["\\sin", "\\cos"]))
+    other = "\\cos" if fn == "\\sin" else "\\sin"
+    gold = f"{fn}({k}x)"
+    b = _builder(draw)
+    b.wrong("factor outside the function", f"{fn} x \\cdot {k}")
+    b.wrong("coefficient in front", f"{k}{fn} x")
+    b.wrong("the other function", f"{other}({k}x)")
+    b.wrong("change the factor", f"{fn}({k + 1}x)")
+    b.right("spaced", f"{fn} ({k} x)")
+    b.right("left right", f"{fn}\\left({k}x\\right)")
+    return Gold("trig", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def plus_minus(draw) -> Gold:
+    a = draw(st.integers(1, 20))
+    n = draw(st.sampled_from(SQUAREFREE))
+    b = _builder(draw)
+    gold = f"{a}\\pm\\sqrt{{{n}}}"
+    b.wrong("one of the two", f"{a}+\\sqrt{{{n}}}")
+    b.wrong("second pm", f"{a}\\pm\\sqrt{{{n}}}\\pm 1")
+    b.wrong("pm on the wrong term", f"-{a}\\pm\\sqrt{{{n}}}")
+    b.right("both values listed", f"{a}+\\sqrt{{{n}}}, {a}-\\sqrt{{{n}}}")
+    return Gold("plus-minus", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def two_signs(draw) -> Gold:
+    """`\\pm a \\pm b` has four values; the pair ±(a+b) is two of them."""
+    a = draw(st.integers(1, 20))
+    c = draw(st.integers(1, 20))
+    b = _builder(draw)
+    b.wrong("two pm signs", f"\\pm {a} \\pm {c}")
+    return Gold("two signs", MATH, f"{a + c}, {-(a + c)}", tuple(b.items))
+
+
+@st.composite
+def gsm8k(draw) -> Gold:
+    n = draw(st.one_of(st.integers(0, 999), st.integers(-999, 10**7)))
+    m = draw(st.integers(0, 999).filter(lambda m: m != n))
+    b = _Builder("Adding the parts gives the total.\n{}")
+    digits = str(abs(n))
+    sign = "-" if n < 0 else ""
+    b.wrong("change digit", f"#### {sign}{int(_change_digit(draw, digits))}")
+    b.wrong("flip sign", f"#### {-n}", n != 0)
+    scale = draw(st.sampled_from(["k", "thousand", "million", "times four", "squared", "hundred", "x 3"]))
+    b.wrong("word after the number", f"#### {n} {scale}", n not in (0, 1) if scale == "squared" else n != 0)
+    retraction = draw(st.sampled_from(["Or maybe {m}", "No wait, it is {m}", "Actually it is {m}.",
+                                       "Hmm, {m}?"]))
+    b.wrong("retraction after the answer", f"#### {n}. {retraction.format(m=m)}")
+    b.wrong("another value after the answer", f"#### {n}, which is {m}")
+    b.wrong("two values", f"#### {n} or {m}")
+    negation = draw(st.sampled_from(["I don't think the answer is", "The answer is not",
+                                     "It is wrong to say", "It cannot be"]))
+    b.wrong_text("negation before the marker", f"{negation} #### {n}.")
+    b.wrong("power after the number", f"#### {n}^2", n not in (0, 1))
+    b.right("dollar", f"#### ${n}", n >= 0)
+    b.right("bold", f"#### **{n}**")
+    b.right("trailing full stop", f"#### {n}.")
+    b.right("trailing zero decimal", f"#### {n}.0")
+    b.right("unit word", f"#### {n} dollars")
+    b.right("box", f"#### \\boxed{{{n}}}")
+    b.right("prose on later lines", f"#### {n}\n\nThis follows from adding the parts. It took {m} steps.")
+    if abs(n) >= 1000:
+        b.right("thousands separator", f"#### {sign}{abs(n):,}")
+    return Gold("gsm8k", GSM8K, str(n), tuple(b.items))
+
+
+FAMILIES = {
+    "integer": integers(), "decimal": decimals(), "fraction": fractions(),
+    "mixed number": mixed_unicode(), "surd": surds(), "pi": pi_forms(), "polynomial": polynomials(),
+    "interval": intervals(), "union": unions(), "inequality": inequalities(), "set": sets(),
+    "tuple": tuples(), "labelled system": labelled(), "matrix": matrices(),
+    "determinant": determinants(), "unit": units(), "percentage": percentages(), "word": words(),
+    "line": lines(), "trig": trig(), "plus-minus": plus_minus(), "two signs": two_signs(),
+    "gsm8k": gsm8k(),
+}
+
+
+def golds() -> st.SearchStrategy[Gold]:
+    """A gold of any family, with its mutations."""
+    return st.one_of(*FAMILIES.values())

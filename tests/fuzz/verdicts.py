@@ -1,0 +1,49 @@
+"""The fuzzer's property, judged through the public API (`rewards.verl.compute_score`, the function
+verl loads): a mutated wrong answer is never paid, a respelt right one is paid, and no verdict is
+ever `error`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rewards.verl import compute_score
+
+from .strategies import Gold, Mutation
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One mutation the scorer judged against the property."""
+
+    family: str
+    mutation: str
+    kind: str  # "false positive", "false negative" or "error"
+    gold: str
+    response: str
+    verdict: str
+    pred: str
+
+    def __str__(self) -> str:
+        return (f"{self.kind}: [{self.family} / {self.mutation}] gold {self.gold!r}, "
+                f"response {self.response!r} -> {self.verdict} (pred {self.pred!r})")
+
+
+def judge(gold: Gold, mutation: Mutation) -> Finding | None:
+    """The finding for one mutation of `gold`, or None when the scorer treated it as it must."""
+    result = compute_score(gold.data_source, mutation.response, gold.gold)
+    if result["verdict"] == "error":
+        kind = "error"
+    elif result["acc"] == 1.0 and not mutation.paid:
+        kind = "false positive"
+    elif result["acc"] != 1.0 and mutation.paid:
+        kind = "false negative"
+    else:
+        return None
+    return Finding(gold.family, mutation.name, kind, gold.gold, mutation.response,
+                   result["verdict"], result["pred"])
+
+
+def findings(gold: Gold, skip: frozenset[tuple[str, str]] = frozenset()) -> list[Finding]:
+    """Every finding among `gold`'s mutations, leaving out the (family, mutation) pairs in `skip`."""
+    return [f for m in gold.mutations if (gold.family, m.name) not in skip
+            for f in [judge(gold, m)] if f is not None]

@@ -1,0 +1,19 @@
+"""Verdicts under attack: golds of every shape, each mutated so that its meaning changes (never
+paid) or respelt so that it stays (paid, where docs/scoring-policy.md says so); no verdict is ever
+`error`. The golds and mutations are in tests/fuzz/strategies.py; this file draws them with the
+suite's fixed seed, and `make fuzz` searches further with fresh seeds."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tests.fuzz.pending import PENDING
+from tests.fuzz.strategies import FAMILIES
+from tests.fuzz.verdicts import findings
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@given(data=st.data())
+def test_mutations_are_judged_by_meaning(family, data):
+    gold = data.draw(FAMILIES[family], label="gold")
+    found = findings(gold, skip=PENDING)
+    assert not found, "\n".join(map(str, found))
