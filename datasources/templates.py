@@ -27,9 +27,16 @@ THINK_BOX = ("You FIRST think about the reasoning process as an internal monolog
 R1_SYSTEM = ("A conversation between User and Assistant. The user asks a question and the Assistant "
              "solves it. The Assistant first reasons about the problem inside <think> </think> tags, "
              "then gives the final answer after the closing tag, {answer_format}.")
+# DeepSeek-R1's own system prompt, word for word: the answer inside `<answer> </answer>` tags, the
+# layout `format_rule=think_answer` pays for (and the only one under which the scorers read the tags).
+R1_TAGS = ("A conversation between User and Assistant. The user asks a question, and the Assistant solves "
+           "it. The assistant first thinks about the reasoning process in the mind and then provides the "
+           "user with the answer. The reasoning process and answer are enclosed within <think> </think> "
+           "and <answer> </answer> tags, respectively, i.e., <think> reasoning process here </think> "
+           "<answer> answer here </answer>.")
 
 # Named system prompts that `--system` accepts besides literal text.
-SYSTEM_PROMPTS = {"r1": R1_SYSTEM, "think_box": THINK_BOX}
+SYSTEM_PROMPTS = {"r1": R1_SYSTEM, "r1_tags": R1_TAGS, "think_box": THINK_BOX}
 
 
 class TemplateError(ValueError):
@@ -52,7 +59,10 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("boxed", "{question} " + BOXED_SUFFIX,
              description="question + 'put your final answer within \\boxed{}'"),
     Template("r1", "{question}", system=R1_SYSTEM,
-             description="R1 think-and-answer system prompt; the question as the user turn"),
+             description="R1 think-and-answer system prompt, the answer after </think> as the scorer "
+                         "reads it (pairs with format_rule=think_boxed for boxed answers)"),
+    Template("r1_tags", "{question}", system=R1_TAGS,
+             description="DeepSeek-R1's system prompt: <think> then <answer> tags (format_rule=think_answer)"),
     Template("think_box", "{question} " + THINK_BOX,
              description="question + EasyR1's think-and-box instruction (verl's geometry3k recipe)"),
     Template("plain", "{question}", description="the question alone (pair it with --system)"),

@@ -39,6 +39,10 @@ from dataclasses import dataclass
 from .region import ANSWER_CLOSE, ANSWER_OPEN, MAX_RESPONSE_CHARS, THINK_CLOSE, THINK_OPEN, strip_special_tokens
 
 FORMAT_RULES = ("none", "think_boxed", "think_answer")
+ASKED_IN_PROMPT = {"think_boxed": "\\boxed", "think_answer": ANSWER_CLOSE}
+"""What a prompt that asks for each rule's layout names: where the answer goes. (`<think>` is not
+required there: a chat template may open the thought itself.) The launch plan flags a rule whose
+prompts never name it, and prompts that ask for `<answer>` tags under another rule."""
 FORMAT_MODES = ("strict", "lenient")
 THINK_PREFILLED = ("auto", "yes", "no")
 # `< think >`, `</ answer>`: spacing some models put inside tags (lenient mode only). One way to

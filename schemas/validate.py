@@ -338,9 +338,27 @@ def _lengths(found: _Findings, file: _File) -> dict[str, Any] | None:
     return stats
 
 
+def _prompt_formats(found: _Findings, file: _File) -> dict[str, dict[str, int]]:
+    """Per data_source, its rows and how many prompts ask for each format rule's layout
+    (`rewards.format.ASKED_IN_PROMPT`): the launch plan compares them with the run's `format_rule`."""
+    from rewards.format import ASKED_IN_PROMPT
+
+    stats: dict[str, dict[str, int]] = {}
+    for source, prompt, usable in zip(file.sources, file.prompts, file.usable_prompt):
+        if not (isinstance(source, str) and usable):
+            continue
+        text = "\n".join(str(m.get("content", "")) for m in prompt)
+        counts = stats.setdefault(source, {"rows": 0, **dict.fromkeys(ASKED_IN_PROMPT, 0)})
+        counts["rows"] += 1
+        for rule, marker in ASKED_IN_PROMPT.items():
+            counts[rule] += marker in text
+    return stats
+
+
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("rows", _rows),
     ("data_sources", _sources),
+    ("prompt_formats", _prompt_formats),
     ("gold", _golds),
     ("images", _image_filter),
     ("duplicates", _duplicates),

@@ -138,6 +138,9 @@ def test_templates_are_named_and_exact():
     r1 = build_prompt(get_template("r1"), "Q", answer_format="gsm8k")
     assert r1[0]["role"] == "system" and "<think>" in r1[0]["content"] and "####" in r1[0]["content"]
     assert "\\boxed" in build_prompt(get_template("r1"), "Q", answer_format="boxed")[0]["content"]
+    assert "</answer>" not in r1[0]["content"]  # r1 never asks for tags: format_rule=think_answer needs r1_tags
+    tags = build_prompt(get_template("r1_tags"), "Q", answer_format="gsm8k")
+    assert tags[0]["role"] == "system" and "<answer> </answer> tags" in tags[0]["content"]
     named = build_prompt(get_template("plain"), "Q", system="think_box")
     assert named == [{"role": "system", "content": THINK_BOX}, {"role": "user", "content": "Q"}]
     literal = build_prompt(get_template("gsm8k"), "Q", answer_format="gsm8k", system="Be brief.")

@@ -338,3 +338,34 @@ def test_megatron_without_a_bridge_is_refused():
     [message] = checks(plan)["bridge"]
     assert "actor_rollout_ref.actor.megatron.use_mbridge=false" in message and "use_mbridge must be True" in message
     assert "bridge" not in checks(plan_for("qwen3-0.6b-grpo", check_verl=False))
+
+
+# --- a format rule the prompts do not ask for ---------------------------------------------------------
+
+def _prepared(tmp_path, template: str, answer_format: str = "gsm8k"):
+    """Rows as `rewards prepare --template TEMPLATE` writes their prompts."""
+    from datasources.templates import build_prompt, get_template
+
+    rows = verl_rows(256)
+    rows["prompt"] = [build_prompt(get_template(template), f"How many? Case {i}.", answer_format=answer_format)
+                      for i in range(256)]
+    rows.to_parquet(tmp_path / f"{template}.parquet")
+    return tmp_path / f"{template}.parquet"
+
+
+@pytest.mark.parametrize("rule, template, flagged", [
+    ("think_answer", "r1", True),        # r1 asks for the answer after </think>, never for <answer> tags
+    ("think_answer", "r1_tags", False),
+    ("think_boxed", "gsm8k", True),
+    ("think_boxed", "think_box", False),
+    ("none", "r1_tags", True),           # tags asked for, but no rule under which the scorer reads them
+    ("none", "r1", False),
+])
+def test_a_format_rule_the_prompts_do_not_ask_for_is_flagged(tmp_path, rule, template, flagged):
+    data = _prepared(tmp_path, template)
+    plan = plan_for("qwen3-0.6b-grpo", f"reward.custom_reward_function.reward_kwargs.format_rule={rule}",
+                    check_verl=False, data=(data, data))
+    found = checks(plan).get("format-prompt", [])
+    assert bool(found) == flagged, found
+    if flagged and rule == "think_answer":
+        assert "none of its 256 prompts" in found[0] and "--template r1_tags" in found[0]

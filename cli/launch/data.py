@@ -28,6 +28,7 @@ class DataSummary:
     rows: int = 0
     data_sources: dict[str, int] = field(default_factory=dict)
     prompt_tokens: dict[str, Any] = field(default_factory=dict)
+    prompt_formats: dict[str, dict[str, int]] = field(default_factory=dict)
     checked: bool = False
 
     def describe(self) -> str:
@@ -82,6 +83,7 @@ def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tu
         summary.rows = int(report.stats.get("rows", 0))
         summary.data_sources = dict(report.stats.get("data_sources") or {})
         summary.prompt_tokens = dict(report.stats.get("prompt_tokens") or {})
+        summary.prompt_formats = dict(report.stats.get("prompt_formats") or {})
         for problem in report.errors[:MAX_LISTED]:
             findings.append(error(f"data-{problem.check}", f"{problem} (fix the file, or rebuild it with rewards prepare)"))
         total = int(report.stats.get("error_count", len(report.errors)))  # report.errors lists at most 20 per kind
@@ -191,3 +193,33 @@ def effective_settings(reward_kwargs: Mapping[str, Any], data_sources: list[str]
         result[source] = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
                           if getattr(settings, f.name) != getattr(base, f.name)}
     return result
+
+
+# Where the answer goes under each rule, and a prepared template whose prompt asks for that layout.
+_LAYOUT = {"think_boxed": ("`<think>` then a `\\boxed{}` answer", "think_box"),
+           "think_answer": ("`<think>` then `<answer>` tags", "r1_tags")}
+
+
+def check_prompt_format(summaries: list[DataSummary], settings: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
+    """A format rule the prompts never ask for pays format 0 to nearly every sample (`rewards prepare
+    --template r1` asks for the answer after `</think>`, not for `<answer>` tags); prompts that ask
+    for `<answer>` tags under another rule get answers the scorer does not read there."""
+    findings: list[Finding] = []
+    for summary in summaries:
+        for source, counts in summary.prompt_formats.items():
+            rule, rows = settings.get(source, {}).get("format_rule", "none"), counts["rows"]
+            asked = counts.get(rule, rows)
+            if rule in _LAYOUT and asked < rows:
+                layout, template = _LAYOUT[rule]
+                share = "none" if asked == 0 else f"only {asked}"
+                findings.append(warning("format-prompt", (
+                    f"{summary.file}: format_rule={rule} pays {source} rows for {layout}, but {share} of its {rows} "
+                    f"prompts ask for that, so most samples will score format 0: write the prompts with "
+                    f"`rewards prepare --template {template}` (or name that layout in your own), or change format_rule")))
+            tagged = counts.get("think_answer", 0)
+            if rule != "think_answer" and tagged:
+                findings.append(warning("format-prompt", (
+                    f"{summary.file}: {tagged} of {rows} {source} prompts ask for <answer> tags, but format_rule is "
+                    f"{rule}: the scorer reads an answer in the tags only under format_rule=think_answer, so "
+                    f"set it (reward.custom_reward_function.reward_kwargs.format_rule=think_answer)")))
+    return findings

@@ -15,7 +15,8 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
-from .data import REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_reward, effective_settings, tokenizer_dir
+from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward,
+                   effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
 from .memory import MemoryEstimate, estimate, estimate_fsdp
 from .model import ModelConfigError, ModelShape, find_config, local_model_dir, read_config, shape_from_config
@@ -306,6 +307,7 @@ def make_plan(request: Request) -> Plan:
     sources = sorted({s for d in plan.data for s in d.data_sources})
     out.extend(check_reward(plan.reward_kwargs, sources))
     plan.reward_settings = effective_settings(plan.reward_kwargs, sources)
+    out.extend(check_prompt_format(plan.data, plan.reward_settings))
 
     from .env import check_environment
     out.extend(check_environment(cfg, launching=False)[0])
