@@ -63,3 +63,27 @@ def test_unicode_numbers_are_not_rewritten_into_others(pred, gold):
 ])
 def test_unicode_math_is_read(pred, gold):
     assert verdict(pred, gold) == "correct"
+
+
+# An approximation belongs to its own item: it never cuts the list after it.
+@pytest.mark.parametrize("pred, gold", [
+    ("\\sqrt{3} \\approx 1.73, -\\sqrt{3} \\approx -1.73", "\\sqrt{3}"),
+    ("\\sqrt{3} \u2248 1.73, -\\sqrt{3} \u2248 -1.73", "\\sqrt{3}"),
+    ("\\sqrt{3} \\sim 1.73, 5", "\\sqrt{3}"), ("\\sqrt{2} \\simeq 1.41; 7", "\\sqrt{2}"),
+    ("\\frac{1}{3} \\approx 0.33, \\frac{2}{3}", "\\frac13"), ("(\\sqrt{3} \\approx 1.73, 2)", "\\sqrt{3}"),
+    ("\\{\\pi \\approx 3.14, 4\\}", "\\pi"), ("x \\approx 5, y \\approx 3", "5"), ("\\pi \\approx 3", "3"),
+    ("\\sqrt{2} \\thickapprox 1.41, 3", "\\sqrt{2}"), ("\\sqrt{2} \\approxeq 1.41, 3", "\\sqrt{2}"),
+    ("\\sqrt{3} \\approx 1.73 \\text{ and } -\\sqrt{3}", "\\sqrt{3}"),
+])
+def test_an_approximation_keeps_the_list_after_it(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("\\sqrt{3} \\approx 1.73, -\\sqrt{3} \\approx -1.73", "\\pm\\sqrt{3}"),
+    ("(\\sqrt{3} \\approx 1.73, 2)", "(\\sqrt{3}, 2)"), ("\\{\\sqrt{3} \\approx 1.73, 2\\}", "\\{2, \\sqrt3\\}"),
+    ("x \\approx 5, y \\approx 3", "x=5, y=3"), ("\\frac12 \\approx 0.5", "\\frac12"), ("\\pi \\approx 3.14", "\\pi"),
+    ("\\frac{\\sqrt{3}}{2} \\approx 0.866, \\frac{1}{2}", "\\frac{\\sqrt3}2, \\frac12"), ("\\theta \\approx 0.5", "0.5"),
+])
+def test_an_approximation_is_still_presentation(pred, gold):
+    assert verdict(pred, gold) == "correct"

@@ -68,8 +68,11 @@ def _unit_words(text: str) -> bool:
 
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
-_APPROX = re.compile(r"\s*(?:\\approx|\\sim)(?![a-zA-Z])\s*")
-_APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
+_APPROX = re.compile(r"\s*\\(?:approx|approxeq|thickapprox|sim|simeq|thicksim)(?![a-zA-Z])\s*")
+# What bounds a list item: brackets (a set's `\{` `\}` too) and separators; other escapes are skipped.
+_ITEM_TOKEN = re.compile(r"\\[{}]|\\.|[()\[\]{},;]")
+# (`\pi \approx 3` is pi, approximated: a constant names no unknown.)
+_APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\(?!(?:pi|infty)(?![a-zA-Z]))[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
 # A comma then a space between digits separates list items (`32, 349` is two numbers, not 32349).
 _LIST_COMMA = re.compile(r"(?<=\d),\s+(?=[-+]?\d)")
 # Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
@@ -245,13 +248,60 @@ def _symbol_unit(s: str, marks: list[str | None]) -> str:
 
 def _approximation(s: str) -> str:
     """`\\frac12 \\approx 0.5` -> `\\frac12` (the value, not its rounding); `x \\approx 5` -> `x=5`
-    (a lone symbol before `\\approx` is a label, so what follows is the answer and must be kept)."""
-    found = _APPROX.search(s)
-    if not found:
-        return s
-    if _APPROX_LABEL.search(s[:found.start()]):
-        return s[:found.start()] + "=" + _approximation(s[found.end():])
-    return s[:found.start()] if found.start() > 0 else s
+    (a lone symbol before `\\approx` is a label, so what follows is the answer and must be kept).
+    An approximation belongs to its own item: `\\sqrt3 \\approx 1.73, -\\sqrt3 \\approx -1.73` is
+    `\\sqrt3, -\\sqrt3` (the list goes on after it); one that opens an item is left as written."""
+    out: list[str] = []
+    pos = 0
+    while (found := _APPROX.search(s, pos)) is not None:
+        out.append(s[pos:found.start()])
+        head = s[_item_start(s, found.start()):found.start()]
+        if _APPROX_LABEL.search(head):
+            out.append("=")
+            pos = found.end()
+        elif not head.strip():
+            out.append(found.group(0))
+            pos = found.end()
+        else:
+            pos = _item_end(s, found.end())
+    out.append(s[pos:])
+    return "".join(out)
+
+
+def _item_start(s: str, at: int) -> int:
+    """Where the list item (or bracketed element) holding `at` starts: after its `,` `;` or opener."""
+    starts = [0]
+    for token in _ITEM_TOKEN.finditer(s, 0, at):
+        ch = _bracket_or_separator(token.group())
+        if ch in "([{":
+            starts.append(token.end())
+        elif ch in ")]}":
+            if len(starts) > 1:
+                starts.pop()
+        elif ch in ",;":
+            starts[-1] = token.end()
+    return starts[-1]
+
+
+def _bracket_or_separator(token: str) -> str:
+    """`(` for `(`, `{` for a set's `\\{`; a space for any other escape (`\\,`, `\\frac`'s `\\f`)."""
+    return token[-1] if len(token) == 1 or token[1] in "{}" else " "
+
+
+def _item_end(s: str, at: int) -> int:
+    """Where the item that holds `at` ends: at the `,` `;` or closer that ends it, else the end."""
+    depth = 0
+    for token in _ITEM_TOKEN.finditer(s, at):
+        ch = _bracket_or_separator(token.group())
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return token.start()
+            depth -= 1
+        elif ch in ",;" and depth == 0:
+            return token.start()
+    return len(s)
 
 
 def _clock_time(m: re.Match) -> str:
