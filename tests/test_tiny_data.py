@@ -85,3 +85,97 @@ def test_bad_flags_are_one_line(tmp_path, capsys):
     assert main(["tiny-data", str(tmp_path / "a.csv")]) == 2
     assert "name the file .jsonl" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+# -- geometry3k-shaped diagrams (`--images`) ----------------------------------------------------
+
+def _labels(drawing) -> list[str]:
+    return [text for what, arg in drawing if what == "label" for text in [arg[1]]]
+
+
+def _answer_from_the_drawing(key, drawing) -> str:
+    """The answer worked out again from the labels drawn (not from the generator's own arithmetic)."""
+    import math
+
+    labels = _labels(drawing)
+    kind = key[0]
+    if kind == "right":
+        a, b, c = labels                                   # legs, then hypotenuse
+        if c == "x":
+            return str(math.isqrt(int(a) ** 2 + int(b) ** 2))
+        leg = int(b if a == "x" else a)
+        return str(math.isqrt(int(c) ** 2 - leg ** 2))
+    if kind == "perimeter":
+        return str(sum(map(int, labels)))
+    if kind == "angles":
+        return str(180 - sum(int(t.rstrip("°")) for t in labels if t != "x°"))
+    if kind == "circle":
+        r = int(labels[0])
+        return f"{r * r}\\pi" if key[2] == "area" else f"{2 * r}\\pi"
+    w, h = map(int, labels)
+    return str(w * h if key[3] == "area" else 2 * (w + h))
+
+
+def test_every_diagram_answer_follows_from_what_is_drawn():
+    import random
+
+    from datasources.diagrams import KINDS
+
+    rng = random.Random(5)
+    for kind in KINDS:
+        for _ in range(200):
+            key, problem, answer, drawing = kind(rng)
+            assert _answer_from_the_drawing(key, drawing) == answer, (key, _labels(drawing))
+            assert not any(ch.isdigit() for ch in problem)           # the numbers are in the picture only
+            if key[0] == "right":
+                a, b, c = key[1:4]
+                assert a * a + b * b == c * c and _labels(drawing).count("x") == 1
+
+
+def test_diagram_rows_are_reproducible_distinct_pngs():
+    from PIL import Image
+
+    from datasources.diagrams import SIZE, DiagramError, make_problems
+
+    rows = make_problems(120, seed=4)
+    assert make_problems(120, seed=4) == rows and make_problems(120, seed=5) != rows
+    keys = {(r["problem"], r["answer"], r["images"][0]["bytes"]) for r in rows}
+    assert len(keys) == 120
+    for row in rows:
+        assert set(row) == {"images", "problem", "answer"} and row["problem"].startswith("<image>")
+        (image,) = row["images"]
+        assert Image.open(__import__("io").BytesIO(image["bytes"])).size == (SIZE, SIZE)
+    with pytest.raises(DiagramError, match="at least 1"):
+        make_problems(0)
+
+
+def test_prepare_reads_diagrams_as_geometry3k_and_validate_passes(tmp_path, capsys):
+    raw, out = tmp_path / "shapes.parquet", tmp_path / "data"
+    assert main(["tiny-data", str(raw), "--images", "-n", "60", "--seed", "1"]) == 0
+    assert capsys.readouterr().out == f"{raw}: 60 diagram problems (seed 1, geometry3k's columns)\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]        # no partial file left
+    assert main(["prepare", str(raw), "-o", str(out), "--test-size", "12", "--seed", "0", "--json", "-q"]) == 0
+    manifest = json.loads(capsys.readouterr().out)
+    assert (manifest["family"], manifest["data_sources"], manifest["template"]) == (
+        "geometry3k", ["hiyouga/geometry3k"], "think_box")
+    assert manifest["skipped"] == 0 and manifest["files"]["train.parquet"]["rows"] == 48
+    for row in pq.read_table(out / "train.parquet").to_pylist() + pq.read_table(out / "test.parquet").to_pylist():
+        assert row["data_source"] == "hiyouga/geometry3k"
+        content = row["prompt"][-1]["content"]
+        assert content.count("<image>") == len(row["images"]) == 1 and content.startswith("<image>")
+        assert row["images"][0]["bytes"].startswith(b"\x89PNG")
+        gold = row["reward_model"]["ground_truth"]
+        response = f"<think>Read the figure.</think> The answer is $\\boxed{{{gold}}}$."
+        assert compute_score("hiyouga/geometry3k", response, gold)["score"] == 1.0
+    assert main(["validate", str(out / "train.parquet"), "--against", str(out / "test.parquet")]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_image_flags_are_one_line(tmp_path, capsys):
+    assert main(["tiny-data", str(tmp_path / "a.jsonl"), "--images"]) == 2
+    assert "name the file .parquet" in capsys.readouterr().err
+    assert main(["tiny-data", str(tmp_path / "a.parquet"), "--images", "--operations", "2"]) == 2
+    assert "--operations sets the arithmetic problems" in capsys.readouterr().err
+    assert main(["tiny-data", str(tmp_path / "no" / "a.parquet"), "--images"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
