@@ -54,15 +54,37 @@ def number_value(token: str) -> Fraction | None:
         return None
 
 
-VALUE_WORDS = frozenset("""
-above almost approx approximately below billion billions crore crores cubed divided double dozen
-dozens eighth eighths estimate estimated factorial false fewer fifth fifths fourth fourths gazillion
-giga grand greater gross half halves hundred hundreds hundredth hundredths incorrect inverse ish
-kilo lakh lakhs larger less maximum mega micro milli million millions millionth millionths minimum
-minus more nano nearly negated negative neither never ninth ninths no non nor not opposite or over
-plus plusminus quadrillion quarter quarters reciprocal roughly rounded seventh sevenths sixth sixths
-smaller squared ten tens tenth tenths tera third thirds thou thousand thousands thousandth
-thousandths thrice through to trillion trillions triple twice under wrong zillion
+DENIALS = frozenset("""
+erroneous erroneously error false hardly incorrect incorrectly mistake mistaken mistakenly neither
+never no nobody non none nope nor not nothing untrue wrong wrongly
+""".split())
+"""Words that deny a statement (`the answer is not 7`, `7 is wrong`, `a common mistake is to say`):
+one list for the words after an answer (in VALUE_WORDS) and before it (rewards.prose)."""
+
+SCALE_WORDS = frozenset("""
+arab billion billions bln bn crore crores dozen dozens googol gross grand hundred hundreds kharab
+lac lacs lakh lakhs mil milliard milliards million millions mille mila miljoen millones mio mln mrd
+myriad myriads quadrillion quintillion score scores sextillion thou thousand thousands trillion
+trillions tausend tsd duizend hazar hazaar wan qian zillion gazillion
+""".split())
+"""Words that multiply the number before them, in the languages models write (`7 thousand`,
+`7 lakh`, `7 myriad`, `4 score`, `7 mio`). Symbols of one or two letters (`k`, `M`, `bn`) are
+refused where they are read by allowing only known unit symbols there (rewards.prose)."""
+
+NUMBER_WORDS = frozenset("""
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty thirty forty fourty fifty sixty seventy eighty ninety
+""".split()) | SCALE_WORDS
+"""Spelled numbers: after a number they add a second quantity (`7 feet two inches`, `7 dollars
+and twenty cents`)."""
+
+VALUE_WORDS = DENIALS | SCALE_WORDS | frozenset("""
+above almost approx approximately below crore cubed divided double eighth eighths estimate estimated
+factorial fewer fifth fifths fourth fourths giga greater half halves hundredth hundredths inverse
+ish kilo larger less maximum mega micro milli millionth millionths minimum minus more multiplied
+nano nearly negated negative ninth ninths opposite or over plus plusminus quarter quarters
+reciprocal roughly rounded seventh sevenths sixth sixths smaller squared ten tens tenth tenths tera
+third thirds thousandth thousandths thrice through to triple twice under
 """.split())
 """Words after a number that change its value or take it back (`5 thousand`, `5 squared`, `5 or 6`,
 `5 (wrong)`): a reader that skips words after a number never skips these."""

@@ -25,7 +25,8 @@ import re
 import threading
 from typing import NamedTuple
 
-from ..number_text import VALUE_WORDS
+from ..number_text import NUMBER_WORDS, VALUE_WORDS
+from ..prose import denied_before, taken_back
 
 _BARE_END = re.compile(r"[\s$]")
 _BLANKS = re.compile(r"[ \t]*")
@@ -42,7 +43,9 @@ _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]")
 _WORD = re.compile(r"[A-Za-z]+")
-_SENTENCE_END = re.compile(r"\.(?:\s|$)|\s(?:I hope|which|because|since)\b")
+# A sentence ends at a full stop (not that of `i.e.`, `e.g.`, `approx.`, `vs.`) or where a reason or
+# a wish starts; a relative clause (`, which is 20`) is part of it, so a value there qualifies the span.
+_SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)\.(?:\s|$)|\s(?:I hope|because|since)\b")
 # A label just before a box (`y_1 = \boxed{…}`, `\( y_2 = \boxed{…}`): boxes that each carry one are
 # joined across it, and keep it (`y_1 = \boxed{a} \text{ and } y_2 = \boxed{b}` is `y_1=a, y_2=b`).
 _BOX_LABEL = re.compile(r"(?<![A-Za-z\\])([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*=\s*(?:\\[(\[]\s*|\$\s*)?$")
@@ -288,31 +291,42 @@ def _label_before(text: str, at: int) -> str | None:
 def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | None:
     """A final answer stated in words: the last "the final answer is X" (or, for DAPO-style
     sources, an `Answer: X` line), trimmed to its math span or its sentence, with the index where
-    the statement starts (to tell which answer came last)."""
+    the statement starts (to tell which answer came last). A statement its clause denies (`I don't
+    think the answer is 7`) or the text after it takes back (`... is $7$. Actually no, ...`) states
+    nothing: its answer is `""` (rewards.prose)."""
     pattern = _ANSWER_LINE if answer_line else _FINAL
     found = None
     for found in pattern.finditer(text):
         pass
     if found is None:
         return None
-    return trim_statement(found.group(1)), found.start()
+    answer, after = split_statement(found.group(1))
+    if denied_before(text, found.start()) or taken_back(after + text[found.end():]):
+        return "", found.start()
+    return answer, found.start()
 
 
 def trim_statement(tail: str) -> str:
     """`$\\frac12$. I hope it is correct.` -> `\\frac12`; `7 apples.` -> `7 apples`."""
+    return split_statement(tail)[0]
+
+
+def split_statement(tail: str) -> tuple[str, str]:
+    """The answer a statement's tail holds, and the text of the tail after it."""
     tail = tail.strip().strip("*").strip()
     restated = _FINAL.search(tail)  # `Answer: the final answer is $5$`
     if restated:
         tail = restated.group(1).strip().strip("*").strip()
-    inner = last_boxed(tail)
-    if inner is not None:
-        return inner
+    box = last_box(tail)
+    if box is not None and box.content is not None:
+        return box.content, tail[box.end:]
     span = _MATH_SPAN.match(tail)
     if span:
         after = tail[span.end():]
-        after = after[:stop.start()] if (stop := _SENTENCE_END.search(after)) else after
-        if not _QUALIFIED.search(after) and not any(w.lower() in VALUE_WORDS for w in _WORD.findall(after)):
-            return next(g for g in span.groups() if g is not None).strip()
-        # `$5$ or $6$`, `$5$ thousand`: the span is not the whole answer, so the sentence is read
+        clause = after[:stop.start()] if (stop := _SENTENCE_END.search(after)) else after
+        if not _QUALIFIED.search(clause) and not any(
+                w.lower() in VALUE_WORDS or w.lower() in NUMBER_WORDS for w in _WORD.findall(clause)):
+            return next(g for g in span.groups() if g is not None).strip(), after
+        # `$5$ or $6$`, `$5$ thousand`, `$5$, which is 20`: the span is not the whole answer, so the sentence is read
     stop = _SENTENCE_END.search(tail)
-    return (tail[:stop.start()] if stop else tail).strip()
+    return (tail[:stop.start()] if stop else tail).strip(), tail[stop.start():] if stop else ""

@@ -21,16 +21,20 @@ from ..engine.by_name import WorkerFunction
 
 from ..math.cost import MAX_WRITTEN_CHARS, too_costly, written_size
 from ..math.equivalence import exact_value, fast_equal
-from ..math.extract import boxed_answer, last_box, last_statement, trim_statement
+from ..math.extract import boxed_answer, last_box, last_statement, split_statement
 from ..math.labels import align
 from ..math.normalize import read_answer, repair_gold_escapes
 from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
+from ..prose import denied_before, differs_from, taken_back
 from ..region import answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
 
+# A statement that states a value after the last box: it must agree with the box.
+_STATES_VALUE = re.compile(r"(?i)(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*(?:\$|\\[(\[]|[-+]?\d)")
+TAKEN_BACK = "the answer is denied or taken back"
 # A final-answer statement that states a value (a math span or a number), not words (`is correct`).
 _FINAL_ANSWER = re.compile(r"(?i)(?:final answer\s*(?:is|:)\s*:?[ \t]*)+(?:the\s+)?(?:final answer\s*(?:is|:)\s*:?[ \t]*)?(?:\$|\\[(\[]|[-+]?\d)")
 MAX_ANSWER_CHARS = 1000
@@ -79,7 +83,7 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
     tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
     raw, reason = find_answer(region if tagged is None else tagged, answer_line, tagged is not None)
     if raw is None:
-        verdict = Verdict.UNPARSABLE_PRED if reason.startswith("unclosed") else Verdict.NO_ANSWER
+        verdict = Verdict.UNPARSABLE_PRED if reason.startswith(("unclosed", TAKEN_BACK)) else Verdict.NO_ANSWER
         return failed(verdict, reason)
     if not within_limits(raw):
         return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters, "
@@ -105,11 +109,12 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
 def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[str | None, str]:
     """The extracted answer text, or None with the reason there is none. A `tagged` region is an
     `<answer>` tag's content: without a box or a stated answer in it, all of it is the answer,
-    trimmed as a stated answer is (`$5$.` is `5`; `$5$ or $6$` stays whole and is not paid)."""
+    trimmed as a stated answer is (`$5$.` is `5`; `$5$ or $6$` stays whole and is not paid). An answer
+    its clause denies or the text after it takes back is none (rewards.prose; docs/scoring-policy.md)."""
     statement = last_statement(region, answer_line=True) if answer_line else None
     box = last_box(region)
     if statement is not None and (box is None or statement[1] > box.start):
-        return statement[0], ""
+        return _stated(statement, region)
     if box is not None:
         after = region[box.end:]
         stated = last_statement(after, answer_line=False) if "nswer" in after else None
@@ -118,13 +123,33 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         content, _ = boxed_answer(region, box)
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
+        value = exact_value(read_answer(content)[0]) if within_limits(content) else None
+        restated = stated is not None and _STATES_VALUE.match(after, stated[1])
+        if (denied_before(region, box.start) or taken_back(after, differs_from(value))
+                or restated and not _agree(stated[0], content)):
+            return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
         return content, ""
     stated = last_statement(region, answer_line=False)
-    if stated is not None and stated[0]:
-        return stated[0], ""
+    if stated is not None:
+        return _stated(stated, region)
     if tagged and region.strip():
-        return trim_statement(region), ""
+        answer, rest = split_statement(region)
+        return _stated((answer if not taken_back(rest) else "", 0), region)
     return None, "no \\boxed{} answer" + (" and no `Answer:` line" if answer_line else "")
+
+
+def _stated(statement: tuple[str, int], region: str) -> tuple[str | None, str]:
+    if statement[0]:
+        return statement[0], ""
+    return None, f"{TAKEN_BACK}: {region[statement[1]:statement[1] + 80]!r}"
+
+
+def _agree(stated: str, boxed: str) -> bool:
+    """A statement after the box says the same answer (`\\boxed{\\frac12}. The answer is $0.5$.`)."""
+    if not stated or not within_limits(stated):
+        return False
+    a, b = read_answer(stated)[0], read_answer(boxed)[0]
+    return a == b or (a_value := exact_value(a)) is not None and a_value == exact_value(b)
 
 
 _NO_GOLD = (None, None)

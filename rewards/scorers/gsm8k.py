@@ -11,7 +11,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ..number_text import NUMBER, VALUE_WORDS, format_number, last_number, number_value, parse_number
+from ..number_text import NUMBER, NUMBER_RE, format_number, number_value, parse_number
+from ..prose import denied_before, differs_from, plain_tail, taken_back
 from ..region import answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
@@ -21,12 +22,12 @@ MARKER = "####"
 # Presentation that may surround the number after `####`: `$`, `\$`, markdown bold, `\boxed{`, `\(`.
 _DRESSING = re.compile(r"\\?\$|\*\*|\\boxed\{|\\\(")
 _LEADING_NUMBER = re.compile(rf"[ \t]*({NUMBER})")
+NO_NUMBER = "no number in the answer"
 _LOOKAHEAD = 200  # characters after the marker that may hold the number
 # What may follow the number on its line before the words start: `%`, `$`, `**`, `}`, `\)`, a full stop.
 _AFTER_DRESSING = re.compile(r"(?:\\?%|\\?\$|\*\*|\}|\\\)|\.(?!\d))*")
 # The number goes on (`5x`, `5k`, `5e`, `5²`) or an operator or another number follows (`5^2`, `5 - 6`, `5:00`).
 _CONTINUED = re.compile(r"[\w\u00b2\u00b3\u00b9\u00bc-\u00be]|\s*(?:[-+*/^!:~=\u00b1\u00d7\u00f7\u00b7\u2212]|\\[a-zA-Z]|\.\.)")
-_WORD = re.compile(r"[A-Za-z]+")
 # `The answer is 5` in an `<answer>` tag: the words that only say an answer follows.
 _STATED = re.compile(r"(?i)^(?:the\s+)?(?:final\s+)?answer\s*(?:is\b\s*:?|:)\s*")
 _LINE_END = re.compile(r"\n|\.(?=\s|$)")  # the answer's line ends at a line break or a full stop
@@ -49,10 +50,12 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
         region = tagged if MARKER in tagged else f"{MARKER} {_STATED.sub('', tagged.strip(), count=1)}"
     if settings.gsm8k_mode == "strict":
         token, reason = strict_answer(region)
+        seen = MARKER in region
     else:
-        token, reason = last_number(region), "no number in the answer"
+        token, reason = flexible_answer(region)
+        seen = reason != NO_NUMBER
     if token is None:
-        verdict = Verdict.UNPARSABLE_PRED if MARKER in region else Verdict.NO_ANSWER
+        verdict = Verdict.UNPARSABLE_PRED if seen else Verdict.NO_ANSWER
         return failed(verdict, reason)
     value = number_value(token)
     if value is None:
@@ -62,22 +65,51 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
 
 
 def strict_answer(region: str) -> tuple[str | None, str]:
-    """The number after the last `####`, with the reason when there is none. Words after it on its
-    line are ignored (`#### 18 dollars`) unless they change or take back the value (`5 thousand`,
-    `5 or 6`, `5 (wrong)`) or another number or an operator follows (`5 - 6`, `5^2`, `5x`, `5:00`)."""
+    """The number after the last `####`, with the reason when there is none. A short noun phrase
+    after it on its line is ignored (`#### 18 dollars`, `#### 5 apples in total`), anything that
+    could change or take back the value is not (`5 thousand`, `5 k`, `5 feet two inches`, `5 or 6`,
+    `5 (wrong)`, `5 - 6`, `5^2`, `5x`, `5:00`), nor is an answer its clause denies (`I don't think
+    #### 5`) or the text after it takes back (`#### 5. Or maybe 6`): rewards.prose."""
     at = region.rfind(MARKER)
     if at < 0:
         return None, "no `####` answer line"
-    tail = _DRESSING.sub("", region[at + len(MARKER):at + len(MARKER) + _LOOKAHEAD])
+    end = at + len(MARKER) + _LOOKAHEAD
+    tail = _DRESSING.sub("", region[at + len(MARKER):end])
     found = _LEADING_NUMBER.match(tail)
     if found is None:
         return None, f"no number after the last `####`: {region[at:at + 60]!r}"
-    line = _LINE_END.split(tail[found.end():], maxsplit=1)[0]
-    line = line[_AFTER_DRESSING.match(line).end():]
-    if _CONTINUED.match(line) or any(c.isdigit() for c in line) or any(
-            w.lower() in VALUE_WORDS for w in _WORD.findall(line)):
-        return None, f"the number after the last `####` is not the whole answer: {region[at:at + 60]!r}"
+    shown = region[at:at + 60]
+    if denied_before(region, at):
+        return None, f"the clause before the last `####` denies it: {region[max(0, at - 60):at + 20]!r}"
+    rest = tail[found.end():] + region[end:]
+    if not _whole_number(found.group(1), rest):
+        return None, f"the number after the last `####` is not the whole answer: {shown!r}"
     return found.group(1), ""
+
+
+def flexible_answer(region: str) -> tuple[str | None, str]:
+    """The last number in the region, under the same rules as the strict answer's number: its
+    line after it, the clause before it and the text after it must leave it the answer."""
+    last = None
+    for last in NUMBER_RE.finditer(region):
+        pass
+    if last is None:
+        return None, NO_NUMBER
+    if denied_before(region, last.start()) or not _whole_number(last.group(), region[last.end():]):
+        return None, f"the last number is not the whole answer: {region[max(0, last.start() - 40):last.end() + 40]!r}"
+    return last.group(), ""
+
+
+def _whole_number(token: str, rest: str) -> bool:
+    """Whether `rest`, the text after the number `token`, leaves it the answer: nothing continues
+    the number (`5x`, `5^2`, `5 - 6`), its line holds only a noun phrase, and nothing after takes
+    it back."""
+    line = _LINE_END.split(rest, maxsplit=1)[0]
+    line = line[_AFTER_DRESSING.match(line).end():]
+    if _CONTINUED.match(line):
+        return False
+    value = number_value(token)
+    return plain_tail(line, value) and not taken_back(rest, differs_from(value))
 
 
 def gold_text(ground_truth: Any) -> str:
