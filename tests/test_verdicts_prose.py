@@ -150,3 +150,22 @@ def test_a_second_value_beside_the_answer_is_not_paid(response):
                                       r"The answer is $\frac14$ because $1 - \frac34 = \frac14$."])
 def test_a_stated_answer_with_a_reason_still_pays(response):
     assert verdict(MATH, response, r"\frac14") == "correct"
+
+
+# --- an R1-style `<answer>` block read as the answer (format_rule think_answer) --------------------
+
+@pytest.mark.parametrize("data_source, response", [
+    (MATH, "<think>x</think><answer>7. Or maybe 9.</answer>"), (MATH, "<think>x</think><answer>$7$, or $9$</answer>"),
+    (MATH, "<think>x</think><answer>7 is wrong</answer>"), (GSM8K, "<think>x</think><answer>7 thousand</answer>"),
+    (GSM8K, "<think>x</think><answer>7. Actually, 9.</answer>"), (GSM8K, "<think>x</think><answer>7 k</answer>"),
+])
+def test_an_answer_block_obeys_the_same_prose_rules(data_source, response):
+    assert verdict(data_source, response, "7", format_rule="think_answer") != "correct"
+
+
+@pytest.mark.parametrize("data_source, response", [
+    (MATH, "<think>x</think><answer>7</answer>"), (MATH, "<think>x</think><answer>The answer is $7$.</answer>"),
+    (GSM8K, "<think>x</think><answer>7 apples</answer>"), (GSM8K, "<think>x</think><answer>The answer is 7.</answer>"),
+])
+def test_an_answer_block_with_ordinary_words_still_pays(data_source, response):
+    assert verdict(data_source, response, "7", format_rule="think_answer") == "correct"

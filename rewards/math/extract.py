@@ -306,13 +306,9 @@ def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | No
     return answer, found.start()
 
 
-def trim_statement(tail: str) -> str:
-    """`$\\frac12$. I hope it is correct.` -> `\\frac12`; `7 apples.` -> `7 apples`."""
-    return split_statement(tail)[0]
-
-
 def split_statement(tail: str) -> tuple[str, str]:
-    """The answer a statement's tail holds, and the text of the tail after it."""
+    """The answer a statement's tail holds, and the text of the tail after it:
+    `$\\frac12$. I hope it is correct.` -> (`\\frac12`, `. I hope it is correct.`); `7 apples.` -> (`7 apples`, `.`)."""
     tail = tail.strip().strip("*").strip()
     restated = _FINAL.search(tail)  # `Answer: the final answer is $5$`
     if restated:
