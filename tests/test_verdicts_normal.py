@@ -87,3 +87,25 @@ def test_an_approximation_keeps_the_list_after_it(pred, gold):
 ])
 def test_an_approximation_is_still_presentation(pred, gold):
     assert verdict(pred, gold) == "correct"
+
+
+# Each `\pm` is its own choice of sign, unless a `\mp` ties them.
+@pytest.mark.parametrize("pred, gold", [
+    ("2+\\sqrt{5}, -2-\\sqrt{5}", "\\pm 2 \\pm \\sqrt{5}"), ("\\pm 2 \\pm \\sqrt{5}", "2+\\sqrt{5}, -2-\\sqrt{5}"),
+    ("1+2+3, -1-2-3", "\\pm 1 \\pm 2 \\pm 3"), ("x = \\pm 1 \\pm i", "1+i, -1-i"),
+    ("\\frac{1 \\pm \\sqrt{5}}{2} \\pm 1", "\\frac{3+\\sqrt{5}}{2}, \\frac{-1-\\sqrt{5}}{2}"),
+    ("1+2+3, 1-2-3", "1 \\pm 2 \\mp 3"), ("0, 2, 4, -2", "1 \\pm 2 \\mp 3"), ("6, -4", "1 \\pm 2 \\mp 3"),
+    ("1 \\pm 2 \\pm 3", "1 \\pm 2 \\mp 3"),
+])
+def test_independent_signs_are_not_tied(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("2+\\sqrt{5}, 2-\\sqrt{5}, -2+\\sqrt{5}, -2-\\sqrt{5}", "\\pm 2 \\pm \\sqrt{5}"),
+    ("\\pm\\sqrt{5} \\pm 2", "\\pm 2 \\pm \\sqrt{5}"), ("1+2-3, 1-2+3", "1 \\pm 2 \\mp 3"), ("0, 2", "1 \\pm 2 \\mp 3"),
+    ("1 \\mp 2 \\pm 3", "1 \\pm 2 \\mp 3"), ("\\pm 2", "2, -2"), ("1 \\pm \\sqrt{3}", "1+\\sqrt3, 1-\\sqrt3"),
+    ("\\mp 2", "\\pm 2"), ("6, 0, 2, 4", "\\pm 1 \\pm 2 + 3 \\cdot 1"),
+])
+def test_signs_are_expanded(pred, gold):
+    assert verdict(pred, gold) == "correct"

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import product
 
 MAX_ITEMS = 64  # longer lists are not MATH answers; bounding them bounds the matching work
+MAX_PM_SIGNS = 6  # independent `\\pm` signs expanded: 2^6 = MAX_ITEMS values
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,12 +190,27 @@ def _matrix(body: str) -> Node:
 
 
 def _expand_pm(text: str) -> list[str]:
-    """`1\\pm\\sqrt{2}` -> [`1+\\sqrt{2}`, `1-\\sqrt{2}`]; signs in one answer move together."""
-    if not _PM.search(text):
+    """`1\\pm\\sqrt{2}` -> [`1+\\sqrt{2}`, `1-\\sqrt{2}`]. Each `\\pm` is its own choice of sign
+    (`\\pm 2 \\pm \\sqrt{5}` is four values), unless a `\\mp` ties them: then every `\\pm` takes
+    one sign and every `\\mp` the other (`a \\pm b \\mp c` is `a+b-c`, `a-b+c`). Past MAX_PM_SIGNS
+    free signs (more values than MAX_ITEMS) the text is one leaf, which no reader reads."""
+    parts = _PM.split(text)
+    if len(parts) == 1:
         return [text]
-    plus = _PM.sub(lambda m: "+" if m.group(0) == "\\pm" else "-", text)
-    minus = _PM.sub(lambda m: "-" if m.group(0) == "\\pm" else "+", text)
-    return [_tidy_sign(plus), _tidy_sign(minus)]
+    signs = _PM.findall(text)
+    if "\\pm" in signs and "\\mp" in signs:
+        choices = [tuple(s if sign == "\\pm" else -s for sign in signs) for s in (1, -1)]
+    elif len(signs) > MAX_PM_SIGNS:
+        return [text]
+    else:
+        choices = list(product((1, -1), repeat=len(signs)))
+    out = []
+    for choice in choices:
+        pieces = [parts[0]]
+        for sign, part in zip(choice, parts[1:]):
+            pieces += ["+" if sign > 0 else "-", part]
+        out.append(_tidy_sign("".join(pieces)))
+    return out
 
 
 def _tidy_sign(text: str) -> str:
