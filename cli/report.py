@@ -47,6 +47,9 @@ def register(sub) -> None:
     p.add_argument("file", help="input file (JSONL, gzip JSONL, parquet) or folder of <step>.jsonl dumps")
     p.add_argument("-o", "--output", help="HTML file to write (default: FILE.report.html, beside the input)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
+    p.add_argument("--metrics", metavar="JSONL",
+                   help="verl's file-logger metrics of the run (trainer.logger=[console,file], written to "
+                        "VERL_FILE_LOGGER_PATH): the page then gives the reward's share of each step's time")
     p.add_argument("--rescore", action="store_true",
                    help="score every row even when it already carries results")
     p.add_argument("--title", help="page title (default: the input's name)")
@@ -131,7 +134,7 @@ def _run_page(judged, source: Path, args, unit: str, audit):
     from rewards.reporting.html import render_run_html
     from rewards.reporting.runs import RunStats
 
-    run = RunStats(max_length=args.max_resp_len)
+    run = RunStats(max_length=args.max_resp_len, step_seconds=_step_seconds(args.metrics))
     for step, row, way in judged:
         run.add(step, row, way)
     run.close_step()
@@ -149,8 +152,38 @@ def _run_page(judged, source: Path, args, unit: str, audit):
         trend = f", acc {acc[0]:.3f} -> {acc[-1]:.3f}" if acc else ", no verdicts (score only)"
         lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
                      f"{sum(s.rows for s in steps)} rows{trend}")
+    lines += _reward_time_lines(run.reward_time(), args.metrics)
     lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags()]
     return page, lines + _audit_lines(audit), run.to_dict() | _audit_numbers(audit)
+
+
+def _step_seconds(path: str | None) -> dict[int, float]:
+    if not path:
+        return {}
+    from rewards.reporting.runs import step_times
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return step_times(f)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"--metrics {path}: {exc}") from None
+
+
+def _reward_time_lines(steps: list[dict[str, Any]], metrics: str | None) -> list[str]:
+    """The reward's own time (the dump's `reward_ms`), per sample and as a share of the step."""
+    if not steps:
+        return []
+    rows = sum(s["rows"] for s in steps)
+    mean = sum(s["mean_ms"] * s["rows"] for s in steps) / rows
+    line = (f"reward time: {mean:.2f} ms a sample on average, {max(s['max_ms'] for s in steps):.1f} ms the slowest, "
+            f"{len(steps)} steps")
+    shares = sorted(s["share"] for s in steps if s["share"] is not None)
+    if shares:
+        line += (f"; {shares[len(shares) // 2]:.1%} of a step's time (median of {len(shares)} steps, "
+                 f"{shares[-1]:.1%} at most)")
+    elif not metrics:
+        line += "; pass --metrics (verl's file-logger JSONL) for its share of each step's time"
+    return [line]
 
 
 def _audit_lines(audit) -> list[str]:

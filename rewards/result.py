@@ -37,6 +37,11 @@ RESULT_KEYS = ("score", "acc", "format", "pred", "verdict")
 DUMP_SOURCE_KEY = "scored_data_source"
 """The key `rewards.verl` adds to what it gives verl: the data_source the sample was scored under,
 so that verl's dumps, which have no data_source column, say it (docs/verl.md, "Replaying a rollout dump")."""
+TIMING_KEY = "reward_ms"
+"""The key `rewards.verl` adds last with the `timing_key` setting (on by default): the sample's wall time
+in the adapter, in milliseconds (docs/verl.md, "The reward's own time")."""
+VERL_KEYS = (*RESULT_KEYS, TIMING_KEY)
+"""What `rewards.verl` returns with no setting that adds keys."""
 VERDICTS = tuple(v.value for v in Verdict)
 VERDICT_KEYS = tuple(f"verdict_{v}" for v in VERDICTS if v != Verdict.CORRECT.value)
 """The 0/1 keys the `verdict_keys` setting adds (`acc` already counts `correct`): verl skips the

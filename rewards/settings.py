@@ -80,6 +80,9 @@ class Settings:
     data_source_key: bool = False
     """`rewards.verl` adds `scored_data_source` (the row's data_source) so verl's dumps, which have no
     data_source column, can be replayed and reported per data_source (docs/verl.md)."""
+    timing_key: bool = True
+    """`rewards.verl` adds `reward_ms`, the sample's wall time in the adapter, because verl 0.9.1 does not time
+    a reward scored in its agent loop; `false` for the smallest reward dict (docs/verl.md)."""
 
     def __post_init__(self) -> None:
         _read_numbers(self)
@@ -114,7 +117,7 @@ def _check_format_and_shaping(s: Settings) -> None:
 
     prefilled = {True: "yes", False: "no", "true": "yes", "false": "no"}.get(s.think_prefilled, s.think_prefilled)
     object.__setattr__(s, "think_prefilled", prefilled)
-    for name in ("verdict_keys", "data_source_key"):
+    for name in ("verdict_keys", "data_source_key", "timing_key"):
         value = getattr(s, name)
         flag = {"true": True, "false": False}.get(str(value).lower(), value)
         if not isinstance(flag, bool):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from . import api
 from .compose import compose
 from .registry import ScorerEntry, UnknownDataSourceError, get_scorer
-from .result import DUMP_SOURCE_KEY, Result, Verdict, from_reward
+from .result import DUMP_SOURCE_KEY, TIMING_KEY, Result, Verdict, from_reward
 from .settings import Settings, make_settings
 
 log = logging.getLogger("rewards")
@@ -51,14 +52,17 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any,
     delegates (docs/verl.md, "Delegation").
 
     >>> from rewards.verl import compute_score
-    >>> compute_score("openai/gsm8k", "#### 1,080", "1080")
+    >>> compute_score("openai/gsm8k", "#### 1,080", "1080", timing_key=False)
     {'score': 1.0, 'acc': 1.0, 'format': 1.0, 'pred': '1080', 'verdict': 'correct'}
     """
+    started = time.perf_counter()
     _start_engine_once()
     entry = _entry(data_source)
     if entry is None:
-        return _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
-    return labelled(api.score_entry(entry, solution_str, ground_truth, extra_info, kwargs), data_source, kwargs)
+        result = _delegate(data_source, solution_str, ground_truth, extra_info, kwargs)
+    else:
+        result = labelled(api.score_entry(entry, solution_str, ground_truth, extra_info, kwargs), data_source, kwargs)
+    return timed(result, time.perf_counter() - started, kwargs)
 
 
 async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any,
@@ -75,14 +79,17 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     >>> asyncio.run(compute_score_async("openai/gsm8k", "#### 4", "4"))["score"]
     1.0
     """
+    started = time.perf_counter()
     _start_engine_once()
     entry = _entry(data_source)
     if entry is None:
         import asyncio  # here, not at module level: asyncio is ~40% of this module's import time
 
-        return await asyncio.to_thread(_delegate, data_source, solution_str, ground_truth, extra_info, kwargs)
-    result = await api.score_entry_async(entry, solution_str, ground_truth, extra_info, kwargs)
-    return labelled(result, data_source, kwargs)
+        result = await asyncio.to_thread(_delegate, data_source, solution_str, ground_truth, extra_info, kwargs)
+    else:
+        scored = await api.score_entry_async(entry, solution_str, ground_truth, extra_info, kwargs)
+        result = labelled(scored, data_source, kwargs)
+    return timed(result, time.perf_counter() - started, kwargs)
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str],
@@ -91,7 +98,8 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     """Judge a whole batch (verl's `BatchRewardManager` signature); one dict per sample, in order.
 
     Every dict has the same keys. Samples for verl's own scorers are judged first, so a name
-    that neither we nor verl know raises before our scorers spend time on the batch.
+    that neither we nor verl know raises before our scorers spend time on the batch. The samples
+    are judged together, so each one's `reward_ms` is its share of the batch's time.
 
     >>> from rewards.verl import compute_score_batch
     >>> out = compute_score_batch(data_sources=["openai/gsm8k"] * 2, solution_strs=["#### 4", "no idea"],
@@ -99,6 +107,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     >>> [r["verdict"] for r in out]
     ['correct', 'no_answer']
     """
+    started = time.perf_counter()
     _start_engine_once()
     n = len(data_sources)
     if extra_infos is None:
@@ -119,7 +128,8 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
         results[i] = labelled(result.to_dict(), data_sources[i], kwargs)
     if any(r is None for r in results):  # pragma: no cover - guards the one-per-sample contract
         raise RuntimeError("compute_score_batch lost a sample; this is a bug in rewards.verl")
-    return results  # type: ignore[return-value]
+    share = (time.perf_counter() - started) / max(n, 1)
+    return [timed(r, share, kwargs) for r in results]  # type: ignore[arg-type]
 
 
 _engine_started = False
@@ -214,6 +224,16 @@ def labelled(result: dict[str, Any], data_source: Any, kwargs: Mapping[str, Any]
     dtype fails verl's batch union."""
     if make_settings({}, kwargs).data_source_key:
         result[DUMP_SOURCE_KEY] = str(data_source)
+    return result
+
+
+def timed(result: dict[str, Any], seconds: float, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The result, with `TIMING_KEY` (the sample's wall time in this adapter, in milliseconds) when
+    the `timing_key` setting is on: verl 0.9.1 has no timer for a reward scored inside its agent
+    loop (its time is inside `timing_s/gen`), and this key puts it on the dashboard and in the dumps.
+    Added last, after every other key, so that all paths give one key order."""
+    if make_settings({}, kwargs).timing_key:
+        result[TIMING_KEY] = round(seconds * 1000.0, 3)
     return result
 
 

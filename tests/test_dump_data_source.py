@@ -19,7 +19,8 @@ import pytest
 
 import rewards.verl as rv
 from cli.main import main
-from rewards.result import DUMP_SOURCE_KEY, RESULT_KEYS
+from rewards.result import DUMP_SOURCE_KEY, TIMING_KEY, VERL_KEYS
+from tests.helpers.verl_rows import untimed
 
 pytestmark = pytest.mark.verl
 
@@ -60,10 +61,11 @@ def test_the_setting_adds_the_key_at_every_entry_point():
 
     for source, response, gold in MIX:
         plain = rv.compute_score(source, response, gold)
-        assert set(plain) == set(RESULT_KEYS)
+        assert tuple(plain) == VERL_KEYS
         on = rv.compute_score(source, response, gold, data_source_key=True)
-        assert on == {**plain, DUMP_SOURCE_KEY: source}
-        assert asyncio.run(rv.compute_score_async(source, response, gold, data_source_key="true")) == on
+        assert tuple(on) == (*VERL_KEYS[:-1], DUMP_SOURCE_KEY, TIMING_KEY)  # the time stays last
+        assert untimed(on) == {**untimed(plain), DUMP_SOURCE_KEY: source}
+        assert untimed(asyncio.run(rv.compute_score_async(source, response, gold, data_source_key="true"))) == untimed(on)
     batch = rv.compute_score_batch(data_sources=[s for s, _, _ in MIX], solution_strs=[r for _, r, _ in MIX],
                                    ground_truths=[g for _, _, g in MIX], data_source_key=True)
     assert [r[DUMP_SOURCE_KEY] for r in batch] == [s for s, _, _ in MIX]

@@ -287,3 +287,46 @@ def test_nan_and_infinite_rewards_are_named_in_a_run_folder(tmp_path, capsys):
     assert (steps[0]["groups"], steps[0]["zero_variance"]) == (2, 2)
     assert (steps[1]["groups"], steps[1]["zero_variance"]) == (1, 1)   # the NaN group's variance is unknown
     assert steps[1]["nonfinite"] == {"NaN": 1, "inf": 1}
+
+
+def test_reward_time_and_its_share_of_the_step(tmp_path, capsys, monkeypatch):
+    """Dumps of a run whose reward dict carried `reward_ms` (the default), and verl's own file
+    logger's metrics: the report gives the reward's mean and slowest time and its share of each step."""
+    pytest.importorskip("verl")
+    import rewards.verl as rv
+    from verl.utils.tracking import FileLogger
+
+    from tests.helpers.verl_rows import verl_dump_writer
+
+    run, metrics = tmp_path / "val", tmp_path / "metrics.jsonl"
+    write, rng, times = verl_dump_writer(), random.Random(0), {}
+    for step in (1, 2, 3):
+        inputs, outputs, golds = steady_step(step, rng)
+        results = [rv.compute_score("openai/gsm8k", o, g) for o, g in zip(outputs, golds)]  # one call a sample
+        times[step] = [r["reward_ms"] for r in results]
+        write(inputs=inputs, outputs=outputs, gts=golds, scores=[r["score"] for r in results],
+              reward_extra_infos_dict={k: [r[k] for r in results] for k in results[0]},
+              dump_path=str(run), global_steps=step)
+    monkeypatch.setenv("VERL_FILE_LOGGER_PATH", str(metrics))
+    logger = FileLogger("project", "experiment")
+    logger.log({"val-core/openai/gsm8k/acc/mean@1": 0.5}, step=0)  # validation before training: no timer
+    for step, seconds in ((1, 10.0), (2, 8.0), (3, 4.0)):
+        logger.log({"timing_s/step": seconds, "timing_s/gen": 2.0} | ({"timing_s/testing": 1.0} if step == 3 else {}),
+                   step=step)
+    logger.finish()
+
+    numbers = report_json(capsys, str(run), "--metrics", str(metrics))
+    by_step = {s["step"]: s for s in numbers["reward_time"]}
+    for step, seconds in ((1, 10.0), (2, 8.0), (3, 5.0)):
+        got, ms = by_step[step], times[step]
+        assert got["rows"] == PROMPTS * N and got["step_s"] == seconds
+        assert got["mean_ms"] == pytest.approx(sum(ms) / len(ms)) and got["max_ms"] == max(ms)
+        assert got["share"] == pytest.approx(sum(ms) / 1000 / seconds)
+    assert main(["report", str(run), "--metrics", str(metrics), "-q", "--rescore", "--data-source", "openai/gsm8k"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("reward time:"))
+    assert "ms the slowest" in line and "of a step's time (median of 3 steps" in line
+    assert "Reward time" in (tmp_path / "val.report.html").read_text()
+    assert main(["report", str(run), "-q"]) == 0
+    assert "pass --metrics" in capsys.readouterr().out
+    metrics.write_text("not json\n")
+    assert main(["report", str(run), "--metrics", str(metrics), "-q"]) != 0

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("verl")
 
-from rewards.result import RESULT_KEYS  # noqa: E402
+from rewards.result import VERL_KEYS  # noqa: E402
 from rewards.shaping import overlong_penalty  # noqa: E402
 from tests.helpers.verl_rows import Row, make_batch  # noqa: E402
 
@@ -106,7 +106,7 @@ def test_settings_arrive_through_hydra_reward_kwargs(tokenizer_dir, tokenizer):
         "long": Row("openai/gsm8k", "Step " * 25 + "</think><answer>#### 4</answer>", "4", tagged_prompt),
     }
     outs = {k: run(NaiveRewardManager, config, tokenizer, row, fn)["reward_extra_info"] for k, row in rows.items()}
-    assert {frozenset(o) for o in outs.values()} == {frozenset([*RESULT_KEYS, "overlong_penalty"])}
+    assert {frozenset(o) for o in outs.values()} == {frozenset([*VERL_KEYS, "overlong_penalty"])}
     assert (outs["prefilled"]["format"], outs["prefilled"]["score"]) == (1.0, 1.0)
     # the prompt's tags are not the response's: no format credit
     assert (outs["untagged"]["format"], outs["untagged"]["score"]) == (0.0, pytest.approx(0.9))

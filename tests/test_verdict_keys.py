@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 import rewards.verl as rv
 from rewards import SettingsError, compute_score
-from rewards.result import RESULT_KEYS, VERDICT_KEYS, VERDICTS
+from rewards.result import RESULT_KEYS, TIMING_KEY, VERDICT_KEYS, VERDICTS
 
 ALL_KEYS = (*RESULT_KEYS, *VERDICT_KEYS)
 
@@ -100,7 +100,7 @@ def test_verdict_rates_reach_verls_validation_metrics(tokenizer_dir, tokenizer):
         return await RewardLoopWorker(config).compute_score_batch(make_batch(tokenizer, rows))
 
     outs = asyncio.run(score())
-    assert {tuple(o["reward_extra_info"]) for o in outs} == {ALL_KEYS}
+    assert {tuple(o["reward_extra_info"]) for o in outs} == {(*ALL_KEYS, TIMING_KEY)}
     # What RayPPOTrainer._validate collects: verl's own `reward`, then every reward_extra_info key.
     infos = {"reward": [o["reward_score"] for o in outs]}
     for key in ALL_KEYS:

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 import rewards
 from rewards import UnknownDataSourceError
-from rewards.result import RESULT_KEYS, VERDICTS
+from rewards.result import RESULT_KEYS, TIMING_KEY, VERDICTS, VERL_KEYS
 from rewards import verl as rv
 from tests.conftest import ROOT
+from tests.helpers.verl_rows import untimed
 
 VERL_PARAMS = ["data_source", "solution_str", "ground_truth", "extra_info"]
 BATCH_PARAMS = ["data_sources", "solution_strs", "ground_truths", "extra_infos"]
@@ -62,7 +63,8 @@ def test_keyword_call_with_verl_extras():
                            ground_truth="1080", extra_info={"index": 3, "num_turns": None,
                                                             "rollout_reward_scores": {}},
                            reward_router_address=None)
-    assert out == {"score": 1.0, "acc": 1.0, "format": 1.0, "pred": "1080", "verdict": "correct"}
+    assert untimed(out) == {"score": 1.0, "acc": 1.0, "format": 1.0, "pred": "1080", "verdict": "correct"}
+    assert tuple(out) == VERL_KEYS and out[TIMING_KEY] > 0
 
 
 def test_settings_arrive_as_keywords():
@@ -75,7 +77,7 @@ def test_settings_arrive_as_keywords():
 
 def test_async_variant_matches_sync():
     args = dict(data_source="openai/gsm8k", solution_str="#### 7", ground_truth="7", extra_info={})
-    assert asyncio.run(rv.compute_score_async(**args)) == rv.compute_score(**args)
+    assert untimed(asyncio.run(rv.compute_score_async(**args))) == untimed(rv.compute_score(**args))
 
 
 def test_thread_safe_under_concurrency():
@@ -85,7 +87,7 @@ def test_thread_safe_under_concurrency():
     with ThreadPoolExecutor(max_workers=16) as pool:
         threaded = list(pool.map(lambda c: rv.compute_score(data_source="openai/gsm8k",
                                                             solution_str=c[0], ground_truth=c[1]), cases))
-    assert threaded == serial
+    assert list(map(untimed, threaded)) == list(map(untimed, serial))
     assert sum(r["acc"] for r in serial) == 200
 
 
@@ -95,7 +97,7 @@ def test_batch_one_result_per_sample_in_order():
                                  ground_truths=["1", "2", "3"],
                                  extra_infos=[{"index": 0}, {"index": 1}, {"index": 2}])
     assert [r["verdict"] for r in out] == ["correct", "wrong", "no_answer"]
-    assert all(tuple(r) == RESULT_KEYS for r in out)
+    assert all(tuple(r) == VERL_KEYS for r in out)
 
 
 def test_batch_without_extra_infos_and_with_settings():

@@ -21,9 +21,9 @@ pytest.importorskip("verl")
 import numpy as np  # noqa: E402
 
 import rewards.verl as rv  # noqa: E402
-from rewards.result import RESULT_KEYS  # noqa: E402
+from rewards.result import TIMING_KEY, VERL_KEYS  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from tests.helpers.verl_rows import Row, make_batch  # noqa: E402
+from tests.helpers.verl_rows import Row, make_batch, untimed  # noqa: E402
 
 pytestmark = pytest.mark.verl
 
@@ -80,7 +80,7 @@ def test_loader_imports_the_package_path_with_reward_kwargs(configs):
     assert fn.args[0] is rv.compute_score  # verl wraps it in a partial with the reward_kwargs
     out = fn(data_source="openai/gsm8k", solution_str="So the total is 42 apples.", ground_truth="#### 42",
              extra_info={"index": 0})
-    assert out == {"score": 1.0, "acc": 1.0, "format": 1.0, "pred": "42", "verdict": "correct"}
+    assert untimed(out) == {"score": 1.0, "acc": 1.0, "format": 1.0, "pred": "42", "verdict": "correct"}
     # verl gives reward_kwargs precedence over call-time keywords: the config's flexible mode wins.
     assert fn(data_source="openai/gsm8k", solution_str="It is 42.", ground_truth="42",
               gsm8k_mode="strict")["verdict"] == "correct"
@@ -160,7 +160,7 @@ def test_reward_managers_score_gsm8k_rows(configs, tokenizer, name, manager):
     outs = [run_single(configs[name], tokenizer, row, manager) for row in GSM8K_ROWS]
     assert [o["reward_score"] for o in outs] == [1.0, 1.0, 0.0]
     assert [o["reward_extra_info"]["pred"] for o in outs] == ["72", "72", "71"]
-    assert all(tuple(o["reward_extra_info"]) == RESULT_KEYS for o in outs)
+    assert all(tuple(o["reward_extra_info"]) == VERL_KEYS for o in outs)
 
 
 @pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
@@ -168,7 +168,7 @@ def test_naive_manager_scores_math_rows(configs, tokenizer, name, warm_engine):
     outs = [run_single(configs[name], tokenizer, row) for row in MATH_ROWS]
     assert [o["reward_extra_info"]["verdict"] for o in outs] == ["correct", "correct", "wrong"]
     assert [o["reward_score"] for o in outs] == [1.0, 1.0, 0.0]
-    assert all(tuple(o["reward_extra_info"]) == RESULT_KEYS for o in outs)
+    assert all(tuple(o["reward_extra_info"]) == VERL_KEYS for o in outs)
 
 
 def test_decoding_drops_special_tokens(configs, tokenizer):
@@ -209,7 +209,7 @@ def assemble(outputs):
 @pytest.mark.parametrize("name", ["compute_score", "compute_score_async"])
 def test_mixed_batch_has_identical_key_sets(configs, tokenizer, name, warm_engine):
     outs = reward_loop_batch(configs[name], MIXED_ROWS, tokenizer)
-    assert [set(o["reward_extra_info"]) for o in outs] == [set(RESULT_KEYS)] * len(MIXED_ROWS)
+    assert [set(o["reward_extra_info"]) for o in outs] == [set(VERL_KEYS)] * len(MIXED_ROWS)
     arrays = assemble(outs)
     assert list(arrays["verdict"]) == ["correct", "correct", "correct", "wrong", "wrong", "wrong"]
     assert list(arrays["acc"]) == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
@@ -223,7 +223,7 @@ def test_mixed_batch_with_shaping_keeps_one_key_set(tokenizer_dir, tokenizer, wa
     rows = [*MIXED_ROWS, Row("searchR1_nq", "<answer>Paris</answer> " + "la la la " * 20, {"target": ["Paris"]})]
     outs = reward_loop_batch(config, rows, tokenizer)
     keys = {frozenset(o["reward_extra_info"]) for o in outs}
-    assert keys == {frozenset([*RESULT_KEYS, "repetition_penalty"])}
+    assert keys == {frozenset([*VERL_KEYS, "repetition_penalty"])}
     looped = outs[-1]["reward_extra_info"]
     assert looped["repetition_penalty"] < 0 and looped["score"] == pytest.approx(1.0 + looped["repetition_penalty"])
 
@@ -241,7 +241,7 @@ def test_legacy_batch_manager(configs, tokenizer, warm_engine):
     assert rewards == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     assert out["reward_tensor"].sum().item() == 3.0  # nothing anywhere else
     info = out["reward_extra_info"]
-    assert set(info) == set(RESULT_KEYS) and all(len(v) == len(MIXED_ROWS) for v in info.values())
+    assert set(info) == set(VERL_KEYS) and all(len(v) == len(MIXED_ROWS) for v in info.values())
 
 
 def test_unknown_data_source_stops_the_reward_loop(configs, tokenizer):
@@ -252,7 +252,7 @@ def test_unknown_data_source_stops_the_reward_loop(configs, tokenizer):
         run_single(configs["compute_score"], tokenizer, Row("openai/gsm8k_local", "#### 1", "1"))
 
 
-def test_every_registered_data_source_returns_the_five_keys_by_default():
+def test_every_registered_data_source_returns_the_same_keys_by_default():
     """Registered defaults must not add keys, or a batch mixing data_sources would disagree."""
     from rewards.registry import list_scorers
 
@@ -260,7 +260,36 @@ def test_every_registered_data_source_returns_the_five_keys_by_default():
         for name in (entry.name, *entry.aliases):
             source = name[:-1] + "2024" if name.endswith("*") else name
             out = rv.compute_score(data_source=source, solution_str="no answer here", ground_truth="1")
-            assert tuple(out) == RESULT_KEYS, source
+            assert tuple(out) == VERL_KEYS, source
+
+
+# --- the reward's own time on verl's dashboard ------------------------------------------------------
+
+def test_reward_time_reaches_verls_validation_metrics(configs, tokenizer_dir, tokenizer, warm_engine):
+    """Every sample carries `reward_ms` (its wall time in the adapter), verl's reward loop passes it
+    on, and verl's own validation metrics average it per data_source; `timing_key=false` drops it."""
+    from verl.trainer.ppo.metric_utils import process_validation_metrics
+
+    from tests.helpers.verl_rows import verl_trainer_function
+
+    rows = [*MIXED_ROWS, PATHOLOGICAL]  # ours, verl's own (delegated), and one held to the deadline
+    outs = reward_loop_batch(configs["compute_score"], rows, tokenizer)
+    times = [o["reward_extra_info"][TIMING_KEY] for o in outs]
+    assert all(isinstance(t, float) and t > 0 for t in times)
+    assert times[-1] >= 0.8 * DEADLINE * 1000 > max(times[:-1])  # the slow sample shows as slow
+    infos = {"reward": [o["reward_score"] for o in outs]} | assemble(outs)
+    metrics_update = verl_trainer_function("_val_metrics_update", np=np,
+                                           process_validation_metrics=process_validation_metrics)
+    sources = np.array([r.data_source for r in rows], dtype=object)
+    metrics = metrics_update(None, sources, [f"uid-{i}" for i in range(len(rows))], infos, [])
+    math_times = [t for t, r in zip(times, rows) if r.data_source == "lighteval/MATH"]
+    assert metrics["val-aux/lighteval/MATH/reward_ms/mean@1"] == pytest.approx(sum(math_times) / len(math_times))
+    assert "val-aux/searchR1_nq/reward_ms/mean@1" in metrics and "val-aux/openai/gsm8k/reward_ms/mean@1" in metrics
+
+    config = compose(*reward_overrides(tokenizer_dir, "compute_score",
+                                       "+reward.custom_reward_function.reward_kwargs.timing_key=false"))
+    small = reward_loop_batch(config, MIXED_ROWS, tokenizer)
+    assert [tuple(o["reward_extra_info"]) for o in small] == [VERL_KEYS[:-1]] * len(MIXED_ROWS)
 
 
 # --- deadlines under the reward loop ------------------------------------------------------------

@@ -103,6 +103,20 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _reward_time_section(steps: list[dict[str, Any]]) -> list[str]:
+    """The reward's own time per step, from the dump's `reward_ms` column (docs/probe-and-report.md)."""
+    if not steps:
+        return []
+    rows = [[s["step"], s["rows"], f"{s['mean_ms']:.2f}", f"{s['max_ms']:.1f}", f"{s['sum_s']:.3f}",
+             _fmt(s["step_s"]), "-" if s["share"] is None else f"{s['share']:.2%}"] for s in steps]
+    return ["<h2>Reward time</h2>",
+            '<p class="muted">The reward\'s own wall time per sample (the dumps\' <code>reward_ms</code>); '
+            "the share is the summed time over the step's time in verl's metrics (<code>timing_s/step</code>, plus "
+            "<code>timing_s/testing</code> where it validated; pass --metrics). The samples are scored concurrently "
+            "while others generate, so the share is the work the reward did, not time the step waited.</p>",
+            _table(["step", "rows", "mean ms", "slowest ms", "summed s", "step s", "share of the step"], rows)]
+
+
 def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[str] = (),
                     length_unit: str = "chars", audit: Audit | None = None) -> str:
     """The run page: trouble flags, an overview per data_source, then its per-step charts."""
@@ -132,6 +146,7 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
                          f"{_fmt(first.acc)} → {_fmt(last.acc)}", how])
     parts.append(_table(["data_source", "steps", "range", "rows", "mean reward (first → last step)",
                          "accuracy (first → last step)", "rows judged by"], overview, text_cols=(0, 6)))
+    parts += _reward_time_section(run.reward_time())
     parts += audit_section(audit)
 
     for source, steps in run.steps.items():

@@ -61,6 +61,8 @@ class StepSummary:
     gold_concentration: float | None
     errors: list[str] = field(default_factory=list)
     nonfinite: dict[str, int] = field(default_factory=dict)   # "NaN" / "inf" / "-inf" rewards: counted as 0 above
+    reward_ms: tuple[int, float, float] | None = None
+    """(rows timed, summed ms, slowest ms) of the dump's `reward_ms` column; None when it has none."""
 
     def verdict_share(self, verdict: str) -> float | None:
         return self.verdicts.get(verdict, 0) / self.judged if self.judged else None
@@ -88,6 +90,7 @@ class StepAccumulator:
         self.errors: list[str] = []
         self.nonfinite: Counter = Counter()
         self.unknown_groups: set[tuple] = set()   # groups holding a NaN or infinite reward: variance unknown
+        self.timed, self.ms_sum, self.ms_max = 0, 0.0, 0.0
 
     def add(self, row: Row) -> None:
         self.rows += 1
@@ -100,6 +103,10 @@ class StepAccumulator:
             self.lengths.append(row.length)
         if row.group is not None:
             self.groups[row.group].append(row.score)
+        if row.reward_ms is not None:
+            self.timed += 1
+            self.ms_sum += row.reward_ms
+            self.ms_max = max(self.ms_max, row.reward_ms)
         if row.error and len(self.errors) < MAX_LISTED_ERRORS:
             self.errors.append(row.error)
         if not row.judged:
@@ -133,6 +140,7 @@ class StepAccumulator:
             wrong=self.verdicts.get("wrong", 0), top_wrong=self.wrong.most_common(TOP_KEPT),
             answer_concentration=_concentration(self.answers), gold_concentration=_concentration(self.golds),
             errors=self.errors, nonfinite=dict(self.nonfinite),
+            reward_ms=(self.timed, self.ms_sum, self.ms_max) if self.timed else None,
         )
 
 
@@ -162,8 +170,10 @@ CHECKS = (
 class RunStats:
     """Per-step summaries per data_source, fed row by row in step order."""
 
-    def __init__(self, max_length: int | None = None) -> None:
+    def __init__(self, max_length: int | None = None, step_seconds: dict[int, float] | None = None) -> None:
         self.max_length = max_length
+        self.step_seconds = step_seconds or {}
+        """Each step's wall time from verl's metrics (`step_times`), for the reward's share of it."""
         self.steps: dict[str, list[StepSummary]] = {}
         self.how: dict[str, Counter] = defaultdict(Counter)
         """Per data_source, how its rows were judged ("read from the dump", "re-scored", ...)."""
@@ -197,6 +207,25 @@ class RunStats:
             total.update(dict(s.top_wrong))
         return total.most_common(k)
 
+    def reward_time(self) -> list[dict[str, Any]]:
+        """Per step with a timed row: the reward's mean and slowest ms per sample, its summed seconds,
+        and (with the step's time from verl's metrics) that sum's share of the step. The samples are
+        scored concurrently, spread over generation: the share is of work done, not of waiting."""
+        per_step: dict[int, list[StepSummary]] = defaultdict(list)
+        for steps in self.steps.values():
+            for s in steps:
+                if s.reward_ms:
+                    per_step[s.step].append(s)
+        out = []
+        for step, summaries in sorted(per_step.items()):
+            n = sum(s.reward_ms[0] for s in summaries)
+            total = sum(s.reward_ms[1] for s in summaries)
+            seconds = self.step_seconds.get(step)
+            out.append({"step": step, "rows": n, "mean_ms": total / n, "max_ms": max(s.reward_ms[2] for s in summaries),
+                        "sum_s": total / 1000, "step_s": seconds,
+                        "share": total / 1000 / seconds if seconds else None})
+        return out
+
     def flags(self) -> list[Flag]:
         out: list[Flag] = []
         for source, steps in self.steps.items():
@@ -208,7 +237,33 @@ class RunStats:
         return {"sources": {source: {"how": dict(self.how[source]), "steps": [vars(s) for s in steps],
                                      "top_wrong": self.top_wrong(source)}
                             for source, steps in self.steps.items()},
+                "reward_time": self.reward_time(),
                 "flags": [vars(f) for f in self.flags()]}
+
+
+STEP_TIMES = ("timing_s/step", "timing_s/testing")
+"""verl's timers that together make a step's wall time: the training step, and validation where it ran."""
+
+
+def step_times(lines: Any) -> dict[int, float]:
+    """Each step's wall time from verl's file logger (`trainer.logger=[...,file]`): one JSON object a
+    line, `{"step": N, "data": {metric: value}}`. Steps without a timer (the validation before
+    training) are left out; a later line for the same step wins (a resumed run)."""
+    import json
+
+    out: dict[int, float] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            step, data = int(record["step"]), record["data"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"line {number} is not a verl file-logger record ({exc})") from None
+        seconds = [float(data[k]) for k in STEP_TIMES if isinstance(data, dict) and k in data]
+        if seconds:
+            out[step] = sum(seconds)
+    return out
 
 
 def _ends(values: list[float | None]) -> tuple[float, float] | None:

@@ -20,6 +20,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
+from ..result import TIMING_KEY
+
 
 LENGTH_BINS = 8
 TOP_WRONG = 12
@@ -46,6 +48,9 @@ class Row:
     gold: str | None = None
     nonfinite: str = ""
     """"NaN", "inf" or "-inf" when the row's reward was not a finite number (its `score` is then 0)."""
+    reward_ms: float | None = None
+    """The reward's own time for this sample, from the dump's `reward_ms` column (`rewards.verl`'s
+    `timing_key` setting); None when the dump has none."""
 
     @property
     def judged(self) -> bool:
@@ -76,7 +81,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def _number(value: Any, default: float = 0.0) -> float:
+def _number(value: Any, default: float | None = 0.0) -> float | None:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -103,6 +108,7 @@ def make_row(data_source: str, result: Mapping[str, Any], response: Any = None,
         format=None if fmt is None else _number(fmt),
         gold=None if gold is None else _text(gold),
         nonfinite=_nonfinite(result.get("score")),
+        reward_ms=_number(record.get(TIMING_KEY), None) if isinstance(record, Mapping) else None,
     )
 
 

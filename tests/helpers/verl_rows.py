@@ -21,6 +21,13 @@ class Row:
     extra_info: dict[str, Any] = field(default_factory=dict)
 
 
+def untimed(result: dict[str, Any]) -> dict[str, Any]:
+    """A `rewards.verl` result without its wall time, to compare two calls' verdicts and keys."""
+    from rewards.result import TIMING_KEY
+
+    return {k: v for k, v in result.items() if k != TIMING_KEY}
+
+
 def make_batch(tokenizer, rows: list[Row]):
     """A DataProto with one entry per row, shaped as verl's rollout produces it."""
     import numpy as np
