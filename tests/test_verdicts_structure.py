@@ -49,8 +49,52 @@ WORDS_WRONG = [
 ]
 WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two")]
 
-WRONG = TEXT_WRONG + WORDS_WRONG
-RIGHT = TEXT_RIGHT + WORDS_RIGHT
+# of it that is no label must hold the value too; a relation that denies an equation is never one.
+LEFT_SIDE_WRONG = [
+    (r"4=3", r"3"),
+    (r"11 = 7", r"7"),
+    (r"\sqrt{x} = 4", r"4"),
+    (r"\sqrt{9} = 4", r"4"),
+    (r"x =/= 3", r"3"),
+    (r"x =! 3", r"3"),
+    (r"x <> 3", r"3"),
+    (r"x != 3", r"3"),
+    (r"x \ne 3", r"3"),
+    (r"x \neq 3", r"3"),
+    (r"x \not= 3", r"3"),
+    (r"x ≠ 3", r"3"),
+    (r"x \ne 3", r"x=3"),
+    (r"x != 3", r"x = 3"),
+    (r"x =/= 3", r"x=3"),
+    (r"y \neq 3, y = 4", r"3, 4"),
+    (r"2+2=5", r"5"),
+    (r"1 = 2 = 3", r"3"),
+    (r"x^2 = 9", r"9"),
+    (r"x^{2}=4", r"4"),
+    (r"2x = 6", r"6"),
+    (r"\pi = 3", r"3"),
+    (r"10 = 5", r"x=5"),
+]
+LEFT_SIDE_RIGHT = [
+    (r"x=3", r"3"),
+    (r"2 = x", r"2"),
+    (r"x = 2+1 = 3", r"3"),
+    (r"f(x) = 4", r"4"),
+    (r"f(2) = 7", r"7"),
+    (r"|AB| = 5", r"5"),
+    (r"\text{Answer} = 12", r"12"),
+    (r"a_{1}=5", r"5"),
+    (r"2+3=5", r"5"),
+    (r"\frac{1}{2}=0.5", r"0.5"),
+    (r"x = 2+3 = 5", r"x=5"),
+    (r"5 = n", r"n = 5"),
+    (r"x \ne 3", r"x \neq 3"),
+    (r"2x = 6", r"x = 3"),
+    (r"3!", r"6"),
+]
+
+WRONG = TEXT_WRONG + WORDS_WRONG + LEFT_SIDE_WRONG
+RIGHT = TEXT_RIGHT + WORDS_RIGHT + LEFT_SIDE_RIGHT
 
 
 @pytest.mark.parametrize("pred, gold", WRONG, ids=case_ids(WRONG))

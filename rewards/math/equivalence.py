@@ -22,6 +22,8 @@ from ..forksafe import ForkSafeLock
 from ..number_text import VALUE_WORDS, parse_number
 from .canonical import canonical_equal, canonical_equation
 from .identity import identical
+from .labels import is_label, well_formed
+from .normalize import _LEAD_IN as LEAD_IN
 from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
 
@@ -39,6 +41,8 @@ _CHOICE_PREFIX = re.compile(r"\(([A-E])\)")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
 _WORD_RUN = re.compile(r"[A-Za-z]{3,}")
 _BARE_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
+_RELATION = re.compile(r"\\neq(?![a-zA-Z])|=/=|!=|<>")  # relations that deny an equation
+_LEAD_WORD = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+(?![a-zA-Z])")  # `Answer \frac12`: lead-in words open the side
 _COMMAND_ARGUMENT = re.compile(r"\\(?:begin|end|operatorname)\s*\{[^{}]*\}")  # names, not words
 
 
@@ -124,19 +128,41 @@ def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:
         return bool(mine) and mine.group(1) == choice.group(1)
     if is_words(gold) or is_words(pred) or has_word(gold) or has_word(pred):
         return as_text(pred) == as_text(gold)  # `Odd` answers `odd`; single letters stay variables
+    if _RELATION.search(pred) or _RELATION.search(gold):
+        if sorted(_RELATION.findall(pred)) != sorted(_RELATION.findall(gold)):
+            return False  # `x \neq 3` is never `x = 3` nor `3`
     gold_sides = split_top(gold, "=")
     pred_sides = split_top(pred, "=")
     if len(gold_sides) == 1:
-        return value_eq(pred_sides[-1], gold) if len(pred_sides) > 1 else value_eq(pred, gold)
+        return stated_value(pred_sides, gold, value_eq)
     if len(pred_sides) == 1:
         if len(gold_sides) == 2 and is_symbol(gold_sides[0]):
             return value_eq(pred, gold_sides[1])
         return False
-    p_lhs, p_rhs = pred_sides[-2:]
     g_lhs, g_rhs = gold_sides[-2:]
-    if is_symbol(g_lhs) and is_symbol(p_lhs):
-        return value_eq(p_rhs, g_rhs) if p_lhs == g_lhs else False
+    if len(gold_sides) == 2 and is_symbol(g_lhs) and (is_symbol(pred_sides[0]) or len(pred_sides) > 2):
+        if is_symbol(pred_sides[0]):
+            return stated_value(pred_sides[1:], g_rhs, value_eq) if pred_sides[0] == g_lhs else False
+        return stated_value(pred_sides, g_rhs, value_eq)
+    p_lhs, p_rhs = pred_sides[-2:]
     return value_eq(f"{p_lhs}={p_rhs}", f"{g_lhs}={g_rhs}")
+
+
+def stated_value(sides: list[str], value: str, value_eq: ValueEq) -> Tri:
+    """Does the equation or chain `sides` state `value`? Its last side must be the value; a side
+    left of it must be a label (`x`, `f(x)`, `\\text{Answer}`) or hold the value too: `x = 3` and
+    `\\frac12 = 0.5` state their value, `4 = 3`, `\\sqrt{x} = 4` and `2+2 = 5` do not (two readings,
+    two values). A chain that starts with a label (`x = 5+5+1 = 7 = 11`, or lead-in words:
+    `Answer \\frac12 = \\frac{10}{9}`) states its last side: the sides between are working, as
+    other graders read it."""
+    if not all(map(well_formed, sides)):
+        return False
+    if len(sides) == 2 and is_label(sides[1]) and not is_label(sides[0]):
+        sides = sides[::-1]  # `2 = x`
+    if (len(sides) > 2 and is_label(sides[0])) or (len(sides) > 1 and _LEAD_WORD.match(sides[0])):
+        sides = sides[-1:]
+    *left, last = sides
+    return _all(value_eq(side, value) for side in (*(s for s in left if not is_label(s)), last))
 
 
 def fast_value_eq(pred: str, gold: str) -> Tri:

@@ -25,6 +25,8 @@ _LABEL = re.compile(
     r"(?:[A-Za-z|]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+)"
     r"(?:[A-Za-z|:'{} ]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+"
     r"|_\{[^{}]*\}|\^\{?\\prime\}?|\([A-Za-z0-9,]*\))*")
+_DANGLING_START = set("/*^!<>:,;&=")  # `-3`, `+3`, `.5`, `|x|` start a value
+_DANGLING_END = set("/*^<>:,;&=+-\\_")  # `3!` is a factorial
 _SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")
 # A function of one variable (`g(t)`, `f_{1}(x)`): as a label it names the same line as `y`.
 _FUNCTION_LABEL = re.compile(r"[a-zA-Z](?:_\{[^{}]*\})?\([a-zA-Z]\)")
@@ -42,13 +44,19 @@ def split_label(item: str) -> tuple[str | None, str]:
     if len(sides) == 1:
         return None, item
     first, last = sides[0], sides[-1]
+    if not all(map(well_formed, sides)):
+        return None, item  # `x =/= 3` is no chain (`equivalence.leaf_equal` refuses it)
     if is_label(first):
         return first, last
     if len(sides) == 2 and is_label(last):
         return last, first
-    if len(sides) > 2:  # `5+5+1 = 11 = 11`: the last value counts, as for any equation
-        return None, last
-    return None, item
+    return None, item  # `4 = 3`, `5+5+1 = 11`: every side must hold the value (`equivalence.stated_value`)
+
+
+def well_formed(side: str) -> bool:
+    """Can `side` be one side of an equation? Not empty, and no operator dangling at either end
+    (`x =/= 3` splits into `x`, `/`, `3`; `x =! 3` into `x`, `! 3`)."""
+    return bool(side) and side[0] not in _DANGLING_START and side[-1] not in _DANGLING_END
 
 
 def _base(label: str) -> str:
@@ -77,7 +85,10 @@ def _align_one(pred: str, gold: str, gold_item: tuple[str | None, str]) -> tuple
         return pred, value
     pred_label, pred_value = split_label(pred)
     if label is None:
-        if len(split_top(value, "=")) > 1:
+        sides = split_top(value, "=")
+        if len(sides) > 2:
+            value = sides[-1]  # a gold chain (`1 = \\zzz = x = 0`): the gold's last value
+        elif len(sides) > 1:
             return pred, value  # an equation gold (`2x+4y-3=0`): the equation rules decide
         return (pred if pred_label is None and pred_value == pred else pred_value), value
     if pred_label is None:
