@@ -44,13 +44,41 @@ def test_smoke_plan_of_every_text_preset_composes_and_verl_accepts_it(name, gsm8
     assert shrunk["model_type"] == preset.model_config["model_type"]
 
 
+@pytest.fixture(scope="module")
+def diagram_files(tmp_path_factory):
+    """Drawn geometry3k-shaped rows (`rewards tiny-data --images`), prepared as the hub's geometry3k is."""
+    root = tmp_path_factory.mktemp("diagrams")
+    assert main(["tiny-data", str(root / "raw.parquet"), "--images", "-n", "40", "--seed", "2"]) == 0
+    assert main(["prepare", str(root / "raw.parquet"), "-o", str(root), "--test-size", "8", "--seed", "0", "-q"]) == 0
+    return root / "train.parquet", root / "test.parquet"
+
+
 @pytest.mark.parametrize("name", sorted(VISION))
-def test_smoke_of_a_vision_preset_says_what_it_cannot_shrink(name, gsm8k_files, tmp_path, capsys):
-    train, val = gsm8k_files
-    code = main(["train", name, "--smoke", "--dry-run", "--train-files", str(train), "--val-files", str(val),
-                 "--smoke-dir", str(tmp_path), "--skip-data-check"])
-    assert code == 2
-    assert "vision tower" in capsys.readouterr().err
+def test_smoke_plan_of_every_vision_preset_composes_and_verl_accepts_it(name, diagram_files, tmp_path, capsys):
+    """Nothing of the model is on this machine: it is shrunk from the preset's record of its config, with
+    the tiny tokenizer carrying Qwen2.5-VL's image tokens and its image processor's settings."""
+    train, val = diagram_files
+    code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
+                 "--smoke-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    plan = json.loads(out[out.index("{"):])
+    assert code == 0, plan["findings"]
+    assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
+    command = dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
+    assert command["trainer.total_training_steps"] == str(smoke.STEPS)
+    assert command["actor_rollout_ref.model.path"] == str(tmp_path / "model")
+    assert command["data.image_key"] == "images"
+    preset = load_preset(name)
+    for key in ("algorithm.adv_estimator", "actor_rollout_ref.rollout.name", "actor_rollout_ref.rollout.n",
+                "actor_rollout_ref.rollout.tensor_model_parallel_size"):
+        assert command[key] == str(preset.overrides[key]).lower()
+    if preset.strategy == "megatron":
+        assert command["actor_rollout_ref.actor.megatron.tensor_model_parallel_size"] == "2"
+    shrunk = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert shrunk["model_type"] == "qwen2_5_vl" and shrunk["num_hidden_layers"] == smoke.LAYERS
+    assert shrunk["vision_config"]["num_heads"] % 2 == 0 and shrunk["num_key_value_heads"] % 2 == 0
+    for name_ in ("preprocessor_config.json", "chat_template.json", "tokenizer.json", "model.safetensors"):
+        assert (tmp_path / "model" / name_).is_file()
 
 
 def test_smoke_uses_the_models_own_tokenizer_when_it_is_here(model_dirs, gsm8k_files, tmp_path, capsys):
@@ -162,7 +190,7 @@ def test_shrunk_config_keeps_grouped_attention_and_per_layer_lists():
     assert (out["num_attention_heads"], out["num_key_value_heads"], out["head_dim"]) == (4, 2, 64)
     assert out["layer_types"] == ["full_attention"] * 2 and out["max_window_layers"] == 2
     assert out["vocab_size"] == 151936
-    with pytest.raises(smoke.SmokeError, match="vision tower"):
+    with pytest.raises(smoke.SmokeError, match="this model is 'qwen3'"):
         smoke.shrunk_config({**qwen3, "vision_config": {}})
 
 

@@ -4,13 +4,15 @@ A full run fails late and expensively: a reward path that does not import, a dat
 `reward_model`, a chat template that breaks on the prompts, a config key verl refuses, an engine that
 runs out of memory. The rehearsal runs the same composed config through verl's real `main_ppo` with
 only what costs time made small: the model shrunk from its own config (2 layers, a narrow width,
-random weights, the model's own tokenizer when it is on this machine), batches cut to the smallest
+random weights, the model's own tokenizer when it is on this machine; a Qwen2.5-VL model keeps a
+2-block vision tower and its image-token layout, tiny_vl.py), batches cut to the smallest
 sizes that keep verl's divisibility rules, 2 steps, validation on a handful of rows, one checkpoint.
 Anything else that fails here fails there, and is reported as one sentence.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -106,27 +108,39 @@ def steps_done(log: str) -> int:
 
 def source_config(model: str, preset_model: str, preset_config: Mapping[str, Any],
                   explicit: str | None = None) -> dict[str, Any]:
-    """The model's own config.json: on this machine, else the one recorded in the preset."""
+    """The model's own config.json: on this machine, else the one recorded in the preset, else the
+    published one built in for the model (Qwen2.5-VL-3B's)."""
     found = find_config(model, explicit)
     if found is not None:
         return read_config(found)
     if model == preset_model and preset_config:
         return dict(preset_config)
+    from .tiny_vl import PUBLISHED
+    if model in PUBLISHED:
+        return dict(PUBLISHED[model])
     raise SmokeError(f"cannot find config.json for {model} on this machine to shrink it: pass --model-config")
 
 
 def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
     """The same architecture, 2 layers and heads of 64 wide: 4 heads, or as many as the tensor-parallel
-    size `tp` splits; grouped-query attention stays grouped where the split allows."""
-    if "vision_config" in config or "text_config" in config:
-        raise SmokeError("--smoke shrinks text-only models; this preset's model has a vision tower "
+    size `tp` splits; grouped-query attention stays grouped where the split allows. A vision-language
+    model's vision tower is shrunk the same way (tiny_vl.py)."""
+    heads = int((config.get("text_config") or config).get("num_attention_heads") or 4)
+    grouped = int((config.get("text_config") or config).get("num_key_value_heads") or heads) < heads
+    new_heads = tp * -(-4 // tp)          # at least 4, a multiple of tp
+    kv_heads = max(2, tp) if grouped and new_heads % max(2, tp) == 0 else new_heads
+    if "vision_config" in config:
+        from .tiny_vl import shrunk_vl_config
+        try:
+            return shrunk_vl_config(config, new_heads, kv_heads, HEAD_DIM, LAYERS)
+        except ValueError as exc:
+            raise SmokeError(f"{exc} (rehearse it with --model pointing at a small model of the same family)") from None
+    if "text_config" in config:
+        raise SmokeError("--smoke cannot shrink a model whose config nests a text_config without a vision tower "
                          "(rehearse it with --model pointing at a small model of the same family)")
     out = dict(config)
-    heads = int(config.get("num_attention_heads") or 4)
-    grouped = int(config.get("num_key_value_heads") or heads) < heads
-    new_heads = max(4, tp)
     out["num_attention_heads"] = new_heads
-    out["num_key_value_heads"] = max(2, tp) if grouped and new_heads % max(2, tp) == 0 else new_heads
+    out["num_key_value_heads"] = kv_heads
     out["hidden_size"] = new_heads * HEAD_DIM
     if "head_dim" in config:
         out["head_dim"] = HEAD_DIM
@@ -149,40 +163,60 @@ class ShrunkModel:
 
 
 def write_shrunk_model(model: str, config: Mapping[str, Any], out: Path, tp: int = 1) -> ShrunkModel:
-    """A random-weight copy of the model's architecture in `out`, with the model's own tokenizer when this
-    machine has it (else the tiny byte-level one)."""
+    """A random-weight copy of the model's architecture in `out`, with the model's own tokenizer (and a
+    vision model's processor) when this machine has it, else the tiny byte-level one (tiny_vl.py adds the
+    image tokens, the image processor's settings and a chat template that places images)."""
     try:
         import torch
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
     except ImportError as exc:
         raise SmokeError(f"--smoke builds a small model and needs torch and transformers here ({exc})") from None
+    from . import tiny_vl
+
     out.mkdir(parents=True, exist_ok=True)
     cfg = shrunk_config(config, tp)
+    vision = tiny_vl.is_vision(cfg)
+    text = cfg["text_config"] if "text_config" in cfg else cfg
     own = local_model_dir(model)
     if own is not None and any((own / name).is_file() for name in TOKENIZER_FILES[:5]):
-        for name in TOKENIZER_FILES:
+        for name in TOKENIZER_FILES + (tiny_vl.PROCESSOR_FILES if vision else ()):
             if (own / name).is_file():
                 shutil.copy2(own / name, out / name)
-        shrunk = ShrunkModel(True, f"the model's own tokenizer ({own})")
+        what = f"the model's own tokenizer ({own})"
+        if vision and not (own / "preprocessor_config.json").is_file():
+            _write_json(out / "preprocessor_config.json", tiny_vl.image_processor_config(cfg["vision_config"]))
+            what += " and Qwen2.5-VL's image processor settings"
+        shrunk = ShrunkModel(True, what)
     else:
         from .tiny_model import build_tokenizer, save_tokenizer
-        tokenizer = build_tokenizer()
+        tokenizer = build_tokenizer(tiny_vl.VISION_TOKENS, tiny_vl.CHAT_TEMPLATE) if vision else build_tokenizer()
         save_tokenizer(tokenizer, out)
-        cfg.update(vocab_size=-(-len(tokenizer) // 128) * 128,   # padded as hub models are: any TP divides it
-                   eos_token_id=tokenizer.eos_token_id,
-                   pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.pad_token_id)
-        shrunk = ShrunkModel(False, "the tiny byte-level tokenizer (the model's own is not on this machine)")
+        text.update(vocab_size=-(-len(tokenizer) // 128) * 128,   # padded as hub models are: any TP divides it
+                    eos_token_id=tokenizer.eos_token_id,
+                    pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.pad_token_id)
+        what = "the tiny byte-level tokenizer"
+        if vision:
+            cfg.update(tiny_vl.token_ids(tokenizer))
+            _write_json(out / "preprocessor_config.json", tiny_vl.image_processor_config(cfg["vision_config"]))
+            _write_json(out / "chat_template.json", {"chat_template": tiny_vl.CHAT_TEMPLATE})
+            what += " with Qwen2.5-VL's image tokens and image processor settings"
+        shrunk = ShrunkModel(False, f"{what} (the model's own is not on this machine)")
     known = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "torch_dtype")}
     try:
-        hf_config = AutoConfig.for_model(str(cfg["model_type"]), **known)
+        hf_config = AutoConfig.for_model(str(cfg["model_type"]), **copy.deepcopy(known))   # it edits nested dicts
     except (ValueError, KeyError) as exc:
         raise SmokeError(f"transformers here cannot build a {cfg.get('model_type')} model ({exc})") from None
     torch.manual_seed(0)
-    net = AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16)
+    builder = AutoModelForImageTextToText if vision else AutoModelForCausalLM
+    net = builder.from_config(hf_config).to(torch.bfloat16)
     net.save_pretrained(out, safe_serialization=True)
     # The model's own config keys, not this transformers version's spelling of them.
-    (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+    _write_json(out / "config.json", cfg)
     return shrunk
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 # ---- the cut-down run ------------------------------------------------------------------------

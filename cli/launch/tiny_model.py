@@ -68,18 +68,18 @@ def byte_alphabet() -> list[str]:
     return [chars[b] for b in range(256)]
 
 
-def build_tokenizer():
+def build_tokenizer(extra_tokens: tuple[str, ...] = (), chat_template: str = CHAT_TEMPLATE):
     """A `PreTrainedTokenizerFast`: 256 byte tokens, then `<|endoftext|>` (pad), `<|im_start|>`,
-    `<|im_end|>` (eos), and the ChatML chat template."""
+    `<|im_end|>` (eos), then `extra_tokens` (a vision model's image markers), and the chat template."""
     transformers = require_library("transformers")
     tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=_byte_tokenizer(), eos_token=EOS, pad_token=PAD,
+        tokenizer_object=_byte_tokenizer(SPECIAL_TOKENS + tuple(extra_tokens)), eos_token=EOS, pad_token=PAD,
         model_max_length=TinySize.max_positions)
-    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.chat_template = chat_template
     return tokenizer
 
 
-def _byte_tokenizer():
+def _byte_tokenizer(specials: tuple[str, ...] = SPECIAL_TOKENS):
     """The pipeline of Qwen2's own tokenizer (NFC, Qwen's split, byte level), with no merges:
     transformers 5 rebuilds any `qwen2` model's tokenizer that way from the vocabulary, so the
     tokenizer.json a loader reads and the one transformers rebuilds give the same ids."""
@@ -91,7 +91,7 @@ def _byte_tokenizer():
         pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     core.decoder = decoders.ByteLevel()
-    core.add_special_tokens(list(SPECIAL_TOKENS))
+    core.add_special_tokens(list(specials))
     return core
 
 
@@ -100,10 +100,10 @@ def save_tokenizer(tokenizer, out: Path) -> None:
     models have them (transformers 5 would write the template to a side file and name a class
     older versions do not know)."""
     tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
-    special = {str(tokenizer.convert_tokens_to_ids(t)): {
-        "content": t, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
-        "special": True} for t in SPECIAL_TOKENS}
-    config = {"added_tokens_decoder": special, "bos_token": None, "chat_template": CHAT_TEMPLATE,
+    special = {str(i): {
+        "content": t.content, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
+        "special": True} for i, t in sorted(tokenizer.added_tokens_decoder.items())}
+    config = {"added_tokens_decoder": special, "bos_token": None, "chat_template": tokenizer.chat_template,
               "clean_up_tokenization_spaces": False, "eos_token": EOS, "errors": "replace",
               "model_max_length": tokenizer.model_max_length, "pad_token": PAD,
               "split_special_tokens": False, "tokenizer_class": "Qwen2Tokenizer"}
