@@ -122,6 +122,36 @@ def integers(draw) -> Gold:
     b.wrong_text("negated claim", f"I don't think the answer is ${n}$.")
     b.wrong_text("claim with another value", f"The final answer is ${n}$, which is ${m}$.")
     b.wrong_text("two values claimed", f"The final answer is ${n}$ or ${m}$.")
+    b.wrong("factorial", f"{n}!", n > 2)
+    b.wrong("plus or minus", f"\\pm {n}", n != 0)
+    b.wrong("not equal", f"x \\neq {n}")
+    b.wrong("subscript base", f"{n}_{{{draw(st.integers(2, 9))}}}", n > 1)
+    b.wrong("unicode minus", f"−{n}", n > 0)
+    b.wrong("unicode superscript digit", f"{n}{draw(st.sampled_from('³⁴⁵'))}", n > 1)
+    b.wrong("unicode inverse", f"{n}⁻¹", n not in (1, -1, 0))
+    b.wrong("leading decimal point", f".{digits}", n > 0)
+    b.wrong("square root of it", f"\\sqrt{{{n}}}", n > 1)
+    b.wrong("reciprocal", f"{n}^{{-1}}", n not in (1, -1, 0))
+    b.wrong("ellipsis", f"{n} \\ldots")
+    b.wrong("prime", f"{n}'")
+    b.wrong("times a power of ten", f"{n} \\times 10^{{{draw(st.integers(1, 4))}}}", n != 0)
+    if n >= 10 and int(digits[1:]) != 0:
+        op = draw(st.sampled_from(["\\cdot", "\\times", "·", "×", "*"]))
+        b.wrong("digits joined by a product", f"{digits[0]} {op} {int(digits[1:])}")
+    around = draw(st.sampled_from(["-\\boxed{{{}}}", "\\boxed{{{}}}^2", "\\boxed{{{}}} \\times 10^3", "\\boxed{{{}}}!",
+                                   "\\frac{{\\boxed{{{}}}}}{{7}}", "\\sqrt{{\\boxed{{{}}}}}", "1\\boxed{{{}}}",
+                                   "\\boxed{{{}}}0", "\\boxed{{{}}}.5"]))
+    b.wrong_text("box inside a larger expression", f"So $x = {around.format(n)}$.",
+                 n not in (0, 1) or around.startswith("1") or around.endswith(("0", ".5", "}}/7}}", "3")))
+    qualifier = draw(st.sampled_from(["\\text{{at least }}{}", "\\text{{more than }}{}", "\\text{{less than }}{}",
+                                      "{}\\text{{ at most}}", "{}\\text{{ or more}}", "{}\\text{{ billion}}",
+                                      "{}\\text{{ dozen}}", "\\text{{not }}{}", "{}\\text{{ (not)}}"]))
+    b.wrong("qualified value", qualifier.format(n))
+    b.wrong_text("qualified claim", f"The final answer is {draw(st.sampled_from(['at least', 'more than', 'less than', 'not', 'never']))} ${n}$.")
+    b.wrong_text("scale word after the box", f"So $\\boxed{{{n}}}$ {draw(st.sampled_from(['thousand', 'million', 'dozen']))}.", n != 0)
+    b.right("one-element set", f"\\{{{n}\\}}")
+    b.right("trailing full stop", f"{n}.")
+    b.right("unicode minus", f"−{abs(n)}", n < 0)
     b.right("dfrac", f"\\dfrac{{{2 * n}}}{{2}}")
     b.right("trailing zero decimal", f"{n}.0")
     b.right("label", f"x = {n}")
@@ -597,6 +627,21 @@ def gsm8k(draw) -> Gold:
                                      "It is wrong to say", "It cannot be"]))
     b.wrong_text("negation before the marker", f"{negation} #### {n}.")
     b.wrong("power after the number", f"#### {n}^2", n not in (0, 1))
+    b.wrong("leading decimal point", f"#### .{digits}", n > 0)
+    more = draw(st.sampled_from(["½", "and a half", "point 5", "bn", "dozen", "at most", "at least", "or more",
+                                 "to 12", "remainder 3", "below zero", "less", "minus 2", "plus 3", "divided by 2"]))
+    b.wrong("value-changing words after the number", f"#### {n} {more}", n != 0 or more not in ("bn", "dozen"))
+    before = draw(st.sampled_from(["at least", "about", "over", "less than", "more than", "not", "~", "≈", ">", "≥",
+                                   "<", "approximately", "under", "nearly", "almost", "minus", "negative"]))
+    b.wrong("qualifier before the number", f"#### {before} {n}", n != 0 or before not in ("minus", "negative"))
+    b.wrong("comma inside the digits", f"#### {sign}{digits[0]},{digits[1:]}", 1 < len(digits) < 4)
+    b.wrong("space inside the digits", f"#### {sign}{digits[:-3]} {digits[-3:]}", len(digits) > 3)
+    b.wrong("e-notation", f"#### {n}e3", n != 0)
+    b.wrong("unicode minus", f"#### −{n}", n > 0)
+    b.wrong("mixed number", f"#### {n} 1/2")
+    b.wrong("fraction", f"#### {n}/{draw(st.integers(2, 9))}", n != 0)
+    b.wrong("unicode superscript", f"#### {n}²", n > 1)
+    b.wrong("first digits only", f"#### {sign}{digits[:-1]}", len(digits) > 1)
     b.right("dollar", f"#### ${n}", n >= 0)
     b.right("bold", f"#### **{n}**")
     b.right("trailing full stop", f"#### {n}.")
@@ -609,6 +654,77 @@ def gsm8k(draw) -> Gold:
     return Gold("gsm8k", GSM8K, str(n), tuple(b.items))
 
 
+@st.composite
+def powers(draw) -> Gold:
+    a = draw(st.integers(2, 12))
+    e = draw(st.integers(2, 9).filter(lambda e: e != a and a**e != e**a))
+    b = _builder(draw)
+    b.wrong("swap base and exponent", f"{e}^{{{a}}}")
+    b.wrong("digits run together", f"{a}{e}")
+    b.wrong("product", f"{a} \\cdot {e}")
+    b.wrong("exponent plus one", f"{a}^{{{e + 1}}}")
+    b.wrong("value off by one", str(a**e + 1))
+    b.right("its value", str(a**e))
+    b.right("plain text", f"{a}**{e}")
+    return Gold("power", MATH, f"{a}^{{{e}}}", tuple(b.items))
+
+
+@st.composite
+def complex_numbers(draw) -> Gold:
+    re_ = draw(st.integers(-20, 20))
+    im = draw(st.integers(-20, 20).filter(lambda v: v != 0))
+    unit = lambda v: ("" if v == 1 else "-" if v == -1 else str(v)) + "i"  # noqa: E731
+    gold = f"{re_}{'+' if im > 0 else ''}{unit(im)}" if re_ else unit(im)
+    b = _builder(draw)
+    b.wrong("conjugate", f"{re_}{'+' if -im > 0 else ''}{unit(-im)}")
+    b.wrong("drop the i", str(re_ + im))
+    b.wrong("real part only", str(re_))
+    b.wrong("j for i", gold.replace("i", "j"))
+    b.wrong("swap the parts", f"{im}{'+' if re_ >= 0 else ''}{re_}i", re_ != im)
+    b.right("imaginary part first", f"{unit(im)}{'+' if re_ >= 0 else ''}{re_}")
+    return Gold("complex", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def based_numbers(draw) -> Gold:
+    base = draw(st.integers(2, 9))
+    digits = draw(st.lists(st.integers(0, base - 1), min_size=2, max_size=5).filter(lambda d: d[0] != 0))
+    text = "".join(map(str, digits))
+    gold = f"{text}_{{{base}}}"
+    b = _builder(draw)
+    b.wrong("drop the base", text)
+    b.wrong("its value in the wrong base", f"{text}_{{{base + 1}}}")
+    b.right("same spelling", f"{text}_{{{base}}}")
+    return Gold("based number", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def degrees(draw) -> Gold:
+    d = draw(st.sampled_from([15, 30, 36, 45, 60, 72, 90, 120, 135, 150, 180, 270]))
+    gold = f"{d}^\\circ"
+    b = _builder(draw)
+    b.wrong("in radians", _frac(Fraction(d, 180)).replace("\\frac{", "\\frac{\\pi ", 1) if d % 180 else f"{d // 180}\\pi")
+    b.wrong("another angle", f"{d + 1}^\\circ")
+    b.wrong("radians word", f"{d}\\text{{ radians}}")
+    b.right("degree word", f"{d}\\text{{ degrees}}")
+    b.right("no mark", str(d))
+    return Gold("degrees", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def ratios(draw) -> Gold:
+    p = draw(st.integers(1, 12))
+    q = draw(st.integers(1, 12).filter(lambda q: q != p))
+    gold = f"{p}:{q}"
+    b = _builder(draw)
+    b.wrong("reversed", f"{q}:{p}")
+    b.wrong("as a quotient", _frac(Fraction(p, q)))
+    b.wrong("digits run together", f"{p}{q}")
+    b.wrong("scaled", f"{2 * p}:{2 * q}")
+    b.right("spaced", f"{p} : {q}")
+    return Gold("ratio", MATH, gold, tuple(b.items))
+
+
 FAMILIES = {
     "integer": integers(), "decimal": decimals(), "fraction": fractions(),
     "mixed number": mixed_unicode(), "surd": surds(), "pi": pi_forms(), "polynomial": polynomials(),
@@ -616,7 +732,8 @@ FAMILIES = {
     "tuple": tuples(), "labelled system": labelled(), "matrix": matrices(),
     "determinant": determinants(), "unit": units(), "percentage": percentages(), "word": words(),
     "line": lines(), "trig": trig(), "plus-minus": plus_minus(), "two signs": two_signs(),
-    "gsm8k": gsm8k(),
+    "gsm8k": gsm8k(), "power": powers(), "complex": complex_numbers(), "based number": based_numbers(),
+    "degrees": degrees(), "ratio": ratios(),
 }
 
 
