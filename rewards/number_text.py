@@ -81,7 +81,7 @@ and twenty cents`)."""
 VALUE_WORDS = DENIALS | SCALE_WORDS | frozenset("""
 above almost approx approximately below crore cubed divided double eighth eighths estimate estimated
 factorial fewer fifth fifths fourth fourths giga greater half halves hundredth hundredths inverse
-ish kilo larger less maximum mega micro milli millionth millionths minimum minus more multiplied
+ish kilo larger least less maximum mega micro milli millionth millionths minimum minus more most multiplied
 nano nearly negated negative ninth ninths opposite or over plus plusminus quarter quarters
 reciprocal roughly rounded seventh sevenths sixth sixths smaller squared ten tens tenth tenths tera
 third thirds thousandth thousandths thrice through to triple twice under
