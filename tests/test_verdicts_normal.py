@@ -109,3 +109,31 @@ def test_independent_signs_are_not_tied(pred, gold):
 ])
 def test_signs_are_expanded(pred, gold):
     assert verdict(pred, gold) == "correct"
+
+
+# A degree sign on a radian quantity is never dropped (and degrees are never converted to radians).
+@pytest.mark.parametrize("pred, gold", [
+    ("\\frac{\\pi}{3}^\\circ", "\\frac{\\pi}{3}"), ("\\frac{\\pi}{3}^{\\circ}", "60"), ("\\frac{\\pi}{3}\u00b0", "\\frac{\\pi}{3}"),
+    ("\\pi^\\circ", "\\pi"), ("2\\pi^\\circ", "2\\pi"), ("\\frac{\\pi}{4}\\degree", "\\frac{\\pi}{4}"),
+    ("(\\frac{\\pi}{2})^\\circ", "\\frac{\\pi}{2}"), ("\\sin(\\frac{\\pi}{6}^\\circ)", "\\frac12"),
+    ("\\frac{\\pi}{3}^\\circ, \\frac{2\\pi}{3}^\\circ", "\\frac{\\pi}{3}, \\frac{2\\pi}{3}"),
+    ("60^\\circ", "\\frac{\\pi}{3}"), ("\\frac{\\pi}{6}", "30^\\circ"), ("180^\\circ", "\\pi"),
+])
+def test_a_degree_sign_on_radians_is_not_dropped(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("60^\\circ", "60"), ("60\u00b0", "60^\\circ"), ("\\frac{\\pi}{3}^\\circ", "\\frac{\\pi}{3}^\\circ"),
+    ("\\cos 60^\\circ", "\\frac12"), ("30^\\circ, 150^\\circ", "30, 150"),
+])
+def test_degrees_are_still_read(pred, gold):
+    assert verdict(pred, gold) == "correct"
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("30^\\circ, 150^\\circ", "30150"), ("30^\\circ,150^\\circ", "30150"), ("1\\%,500\\%", "1500"),
+    ("2\\text{ cm},500\\text{ cm}", "2500"),
+])
+def test_a_comma_is_thousands_only_between_digits_as_written(pred, gold):
+    assert_not_paid(pred, gold)

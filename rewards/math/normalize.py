@@ -73,8 +73,9 @@ _APPROX = re.compile(r"\s*\\(?:approx|approxeq|thickapprox|sim|simeq|thicksim)(?
 _ITEM_TOKEN = re.compile(r"\\[{}]|\\.|[()\[\]{},;]")
 # (`\pi \approx 3` is pi, approximated: a constant names no unknown.)
 _APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\(?!(?:pi|infty)(?![a-zA-Z]))[a-zA-Z]+)(?:_\{?\w+\}?)?\s*$")
-# A comma then a space between digits separates list items (`32, 349` is two numbers, not 32349).
-_LIST_COMMA = re.compile(r"(?<=\d),\s+(?=[-+]?\d)")
+# A thousands comma stands between two digits as written: any other comma separates list items
+# (`32, 349` is two numbers, not 32349; so is `30^\circ,150^\circ` once its degree signs are gone).
+_LIST_COMMA = re.compile(r"(?<![\d{])(?<!\\!),|,(?![\d}]|\\!)")  # `10{,}000`, `10\!,\!000` too
 # Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
 _LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
 _PROSE_THEN_MATH = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
@@ -125,6 +126,8 @@ _CURRENCY = {"\u20ac": "euro", "\u00a3": "gbp", "\u00a5": "yen", "\u20b9": "rupe
 _CURRENCY_RE = re.compile("|".join(_CURRENCY))
 _TEMPERATURE = re.compile(r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree(?![a-zA-Z]))\s*(?:\\text\s*\{\s*([CF])\s*\}|([CF]))\s*$")
 # A degree sign is the answer's unit when it ends the answer or an item of it (not `\cos 30^\circ x`).
+_RADIAN = re.compile(r"\\pi(?![a-zA-Z])")
+_KEPT_DEGREE = "\x00"  # a degree sign on a radian quantity, while the others are removed
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])")
 _DEGREE_ANGLE = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{_DEGREES.pattern})")
 _TRAILING_DEGREE = re.compile(rf"(?:{_DEGREES.pattern})(?=\s*(?:$|[,;)\]]|\\\}}))")
@@ -219,9 +222,14 @@ def _stripped(unit_text: str, marks: list[str | None]) -> str:
 def _temperature_and_degrees(s: str, marks: list[str | None]) -> str:
     """`45^\\circ C` names degrees Celsius, `30^\\circ` degrees, `12^\\circ 30'` degrees too: every
     degree sign goes, and one that ends an answer or item is its unit. Next to a trigonometric
-    function an angle in degrees is its value in radians (`\\cos(90^\\circ - x)` is `\\sin x`)."""
+    function an angle in degrees is its value in radians (`\\cos(90^\\circ - x)` is `\\sin x`).
+    A degree sign on a quantity that holds `\\pi` (`\\frac{\\pi}{3}^\\circ`: pi/3 degrees, or a radian
+    value marked by mistake?) stays, as `^{\\circ}`, which no reader reads."""
+    if "\\pi" in s and _DEGREES.search(s):
+        s = _mark_degrees_on_radians(s)
     if _TRIG.search(s):
-        return _DEGREES.sub("", _DEGREE_ANGLE.sub(r"\\frac{\1\\pi}{180}", s))
+        s = _DEGREES.sub("", _DEGREE_ANGLE.sub(r"\\frac{\1\\pi}{180}", s))
+        return s.replace(_KEPT_DEGREE, "^{\\circ}")
     scale = _TEMPERATURE.search(s)
     if scale:
         marks.append(units.fold("deg" + (scale.group(1) or scale.group(2))))
@@ -229,7 +237,19 @@ def _temperature_and_degrees(s: str, marks: list[str | None]) -> str:
     elif _DMS.search(s) or _TRAILING_DEGREE.search(s):
         marks.append(units.DEGREE)
     s = _DMS.sub(_dms_degrees, s)
-    return _DEGREES.sub("", s)
+    return _DEGREES.sub("", s).replace(_KEPT_DEGREE, "^{\\circ}")
+
+
+def _mark_degrees_on_radians(s: str) -> str:
+    """Each degree sign whose item holds `\\pi` before it, replaced by _KEPT_DEGREE."""
+    out: list[str] = []
+    pos = 0
+    for m in _DEGREES.finditer(s):
+        if _RADIAN.search(s, _item_start(s, m.start()), m.start()):
+            out += [s[pos:m.start()], _KEPT_DEGREE]
+            pos = m.end()
+    out.append(s[pos:])
+    return "".join(out)
 
 
 def _symbol_unit(s: str, marks: list[str | None]) -> str:

@@ -47,7 +47,9 @@ _APPROXIMATION_DENOMINATOR = 10 ** 6
 # as 12), a subscript on a number (`5_{7}`, base 7, read as 5) and a double superscript (`2^3^2`,
 # `2**3**2` in plain text, read as (2^3)^2 = 64); an ellipsis (`5 \ldots` is read as 5); a logarithm
 # to base 0 (`\log_{0} 8`, `log(8, 0)` in plain text: undefined, but sympy makes it ln 8 / zoo = 0).
-_PARSER_DROPS = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])|'|\\prime(?![a-zA-Z])"
+# Normalisation leaves these for no reader to read: a degree sign on a radian quantity
+# (`\frac{\pi}{3}^{\circ}`, which the parser drops).
+_PARSER_DROPS = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])|'|\\prime(?![a-zA-Z])|\\circ(?![a-zA-Z])"
                            r"|\\[lc]?dots[bc]?(?![a-zA-Z])|\d\s*_|\\log_\s*(?:\{\s*0+(?:\.0*)?\s*\}|0(?![\d.]))"
                            r"|\^\s*(?:\{[^{}]*\}|\\[a-zA-Z]+|[A-Za-z0-9])\s*\^")
 
