@@ -151,10 +151,20 @@ def _run_page(judged, source: Path, args, unit: str, audit):
         acc = [s.acc for s in steps if s.acc is not None]
         trend = f", acc {acc[0]:.3f} -> {acc[-1]:.3f}" if acc else ", no verdicts (score only)"
         lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
-                     f"{sum(s.rows for s in steps)} rows{trend}")
+                     f"{sum(s.rows for s in steps)} rows{trend}{_commonest(steps)}")
     lines += _reward_time_lines(run.reward_time(), args.metrics)
     lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags()]
     return page, lines + _audit_lines(audit), run.to_dict() | _audit_numbers(audit)
+
+
+def _commonest(steps) -> str:
+    """The last step's commonest answer and its share, beside the commonest gold's share of prompts."""
+    last = next((s for s in reversed(steps) if s.top_answer), None)
+    if last is None:
+        return ""
+    answer, count, answered = last.top_answer
+    gold = f" (commonest gold: {last.top_gold_share:.0%} of prompts)" if last.top_gold_share is not None else ""
+    return f", commonest answer at step {last.step}: {answer!r}, {count / answered:.0%} of answers{gold}"
 
 
 def _step_seconds(path: str | None) -> dict[int, float]:

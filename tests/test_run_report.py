@@ -330,3 +330,33 @@ def test_reward_time_and_its_share_of_the_step(tmp_path, capsys, monkeypatch):
     assert "pass --metrics" in capsys.readouterr().out
     metrics.write_text("not json\n")
     assert main(["report", str(run), "--metrics", str(metrics), "-q"]) != 0
+
+
+def crowding_step(step: int, rng: random.Random) -> tuple[list[str], list[str], list[str]]:
+    """A run whose answers crowd onto `1` from step 4 (as a real run's did: `1` given 39 times where
+    17 were right)."""
+    inputs, outputs, golds = [], [], []
+    for p in range(PROMPTS):
+        gold = "1" if p < 2 else str(100 + 7 * p)  # the commonest gold: 2 of 16 prompts
+        for _ in range(N):
+            roll = rng.random()
+            answer = gold if roll < 0.3 else "1" if step >= 4 and roll < 0.7 else str(rng.randint(11, 999))
+            inputs.append(f"user\nQuestion {p} of step {step}.\nassistant\n")
+            outputs.append(f"Adding up.\n#### {answer}")
+            golds.append(gold)
+    return inputs, outputs, golds
+
+
+def test_answers_crowding_onto_one_value_are_flagged_from_their_first_step(tmp_path, capsys):
+    run = tmp_path / "rollouts"
+    write_run(run, crowding_step)
+    numbers = report_json(capsys, str(run))
+    steps = numbers["sources"]["(no data_source)"]["steps"]
+    assert all(s["top_gold_share"] == 2 / PROMPTS for s in steps)
+    assert [s["top_answer"][0] for s in steps[3:]] == ["1"] * (STEPS - 3)
+    crowding = [f for f in numbers["flags"] if f["kind"] == "answer_crowding"]
+    assert len(crowding) == 1 and "from step 4" in crowding[0]["message"] and "'1'" in crowding[0]["message"]
+    assert main(["report", str(run), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert f"commonest answer at step {STEPS}: '1'" in out and "commonest gold: 12% of prompts" in out
+    assert "flag answer_crowding" in out

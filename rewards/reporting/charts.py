@@ -11,7 +11,7 @@ import io
 
 from ..result import VERDICTS
 from .audit import Audit
-from .runs import TOP_ANSWERS, StepSummary
+from .runs import TOP_ANSWERS, StepSummary, commonest_answer_share
 from .stats import EPS, Report, SourceStats
 
 _VERDICT_COLOURS = {"correct": "#2e7d32", "wrong": "#c62828", "no_answer": "#f9a825",
@@ -204,6 +204,8 @@ def run_figure(steps: list[StepSummary], wrong_answers: list[str], length_unit: 
     ax = axes[6]
     drawn = line(ax, [s.answer_concentration for s in steps], f"top {TOP_ANSWERS} answers", "#c62828")
     line(ax, [s.gold_concentration for s in steps], f"top {TOP_ANSWERS} golds", "#757575")
+    line(ax, [commonest_answer_share(s) for s in steps], "commonest answer", "#ef6c00")
+    line(ax, [s.top_gold_share for s in steps], "commonest gold (prompts)", "#757575", linestyle="--")
     frame(ax, f"answer concentration (top {TOP_ANSWERS})", "share of answered responses", drawn=drawn,
           missing="no answers" if judged else "no verdicts: rows carry a score only")
 

@@ -167,10 +167,13 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
         seen = [v for v in VERDICTS if v != "correct" and any(s.verdicts.get(v) for s in steps)]
         parts.append(_table(
             ["step", "rows", "mean reward", "acc", *seen, "format", f"median length ({length_unit})", "p95",
-             "cut off", "zero-variance groups", f"top-{TOP_ANSWERS} answers"],
+             "cut off", "zero-variance groups", f"top-{TOP_ANSWERS} answers", "commonest answer",
+             "commonest gold (prompts)"],
             [[s.step, s.rows, _fmt(s.mean_score), _fmt(s.acc), *(_fmt(s.verdict_share(v), ".1%") for v in seen),
               _fmt(s.format_rate, ".1%"), _fmt(s.length_median, ".0f"), _fmt(s.length_p95, ".0f"),
-              _fmt(s.cut_share, ".1%"), _fmt(s.zero_variance_share, ".1%"), _fmt(s.answer_concentration, ".1%")]
+              _fmt(s.cut_share, ".1%"), _fmt(s.zero_variance_share, ".1%"), _fmt(s.answer_concentration, ".1%"),
+              f"{s.top_answer[0]} ({s.top_answer[1] / s.top_answer[2]:.0%})" if s.top_answer else "-",
+              _fmt(s.top_gold_share, ".0%")]
              for s in steps]))
         parts.append("</details>")
     parts.append("</body></html>")

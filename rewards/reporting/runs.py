@@ -33,6 +33,10 @@ MIN_STEPS = 4
 ACC_RISE = 0.05            # accuracy up by at least this ...
 CONCENTRATION_RISE = 0.15  # ... while the top answers' share rises this much
 CONCENTRATION_OVER_GOLD = 0.15  # ... and exceeds the golds' own concentration by this much
+CROWD_OVER_GOLD = 0.10     # the commonest answer's share above the commonest gold's share, by at least this ...
+CROWD_RATIO = 2.0          # ... and at least this many times it ...
+CROWD_STEPS = 2            # ... at this many steps (the first is named: the flag needs no trend)
+CROWD_MIN_ANSWERS = 20     # steps with fewer answered responses are too small to judge
 LENGTH_GROWTH = 1.5        # median length of the last quarter over the first
 CUT_SHARE = 0.05           # share cut off at the maximum worth a flag (when it also doubled)
 FAILURE_RISE = {"no_answer": 0.05, "timeout": 0.02, "error": 0.02, "unparsable_pred": 0.05}
@@ -59,6 +63,10 @@ class StepSummary:
     top_wrong: list[tuple[str, int]]
     answer_concentration: float | None
     gold_concentration: float | None
+    top_answer: tuple[str, int, int] | None = None
+    """(the commonest answer, its count, answered responses); None without answers."""
+    top_gold_share: float | None = None
+    """The commonest gold's share among the step's prompts (GRPO groups, else rows)."""
     errors: list[str] = field(default_factory=list)
     nonfinite: dict[str, int] = field(default_factory=dict)   # "NaN" / "inf" / "-inf" rewards: counted as 0 above
     reward_ms: tuple[int, float, float] | None = None
@@ -86,6 +94,7 @@ class StepAccumulator:
         self.wrong: Counter = Counter()
         self.answers: Counter = Counter()
         self.golds: Counter = Counter()
+        self.prompt_golds: dict[Any, str] = {}   # one gold per prompt (group), for the commonest gold's share
         self.groups: dict[tuple, list[float]] = defaultdict(list)
         self.errors: list[str] = []
         self.nonfinite: Counter = Counter()
@@ -118,6 +127,8 @@ class StepAccumulator:
             self.formats.append(row.format)
         if row.verdict == "wrong":
             self.wrong[row.pred] += 1
+        if row.gold is not None:
+            self.prompt_golds.setdefault(row.group if row.group is not None else self.rows, row.gold)
         if row.pred and row.verdict in ("correct", "wrong"):
             self.answers[row.pred] += 1
             if row.gold is not None:
@@ -125,6 +136,9 @@ class StepAccumulator:
 
     def summary(self, step: int, max_length: int | None = None) -> StepSummary:
         lengths = sorted(self.lengths)
+        answered = sum(self.answers.values())
+        top = self.answers.most_common(1)
+        gold_counts = Counter(self.prompt_golds.values()).most_common(1)
         groups = [scores for key, scores in self.groups.items() if len(scores) > 1 and key not in self.unknown_groups]
         return StepSummary(
             step=step, rows=self.rows, judged=self.judged,
@@ -139,6 +153,8 @@ class StepAccumulator:
             groups=len(groups), zero_variance=sum(zero_variance(g) for g in groups),
             wrong=self.verdicts.get("wrong", 0), top_wrong=self.wrong.most_common(TOP_KEPT),
             answer_concentration=_concentration(self.answers), gold_concentration=_concentration(self.golds),
+            top_answer=(top[0][0], top[0][1], answered) if top else None,
+            top_gold_share=gold_counts[0][1] / len(self.prompt_golds) if gold_counts else None,
             errors=self.errors, nonfinite=dict(self.nonfinite),
             reward_ms=(self.timed, self.ms_sum, self.ms_max) if self.timed else None,
         )
@@ -157,6 +173,7 @@ class Flag:
 
 
 CHECKS = (
+    "one answer crowding out the others, well above the commonest gold's share of the prompts",
     "accuracy rising while the answers collapse onto a few values",
     "response length blowing up (median x1.5, or the share cut off at the maximum doubling past 5%)",
     "no_answer, timeout, error or unparsable_pred rising",
@@ -275,6 +292,20 @@ def _ends(values: list[float | None]) -> tuple[float, float] | None:
     return sum(known[:q]) / q, sum(known[-q:]) / q
 
 
+def commonest_answer_share(s: StepSummary) -> float | None:
+    """The step's commonest answer's share of its answered responses."""
+    return s.top_answer[1] / s.top_answer[2] if s.top_answer else None
+
+
+def _crowded(s: StepSummary) -> bool:
+    """The commonest answer is well above the commonest gold's share of the prompts: the policy
+    gives one value whatever the question. Steps whose golds are unknown are not judged."""
+    share = commonest_answer_share(s)
+    if share is None or s.top_gold_share is None or s.top_answer[2] < CROWD_MIN_ANSWERS:
+        return False
+    return share >= s.top_gold_share + CROWD_OVER_GOLD and share >= CROWD_RATIO * s.top_gold_share
+
+
 def _flags(source: str, steps: list[StepSummary]) -> list[Flag]:
     out: list[Flag] = []
 
@@ -282,6 +313,17 @@ def _flags(source: str, steps: list[StepSummary]) -> list[Flag]:
         out.append(Flag(source, kind, message))
 
     span = f"steps {steps[0].step}-{steps[-1].step}"
+    crowded = [s for s in steps if _crowded(s)]
+    if len(crowded) >= CROWD_STEPS:
+        first = crowded[0]
+        answer, count, answered = first.top_answer
+        worst = max(crowded, key=lambda s: s.top_answer[1] / s.top_answer[2])
+        flag("answer_crowding",
+             f"from step {first.step}, one answer takes far more of the answers than any gold has prompts: "
+             f"{answer!r} was {count / answered:.0%} of answers ({count} of {answered}) where the commonest gold "
+             f"is {first.top_gold_share:.0%} of the prompts; {len(crowded)} of {len(steps)} steps, at most "
+             f"{worst.top_answer[0]!r} at {worst.top_answer[1] / worst.top_answer[2]:.0%} (step {worst.step}): "
+             "check that the reward does not pay it when it is wrong")
     acc = _ends([s.acc for s in steps])
     top = _ends([s.answer_concentration for s in steps])
     gold = _ends([s.gold_concentration for s in steps])
