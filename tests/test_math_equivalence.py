@@ -13,7 +13,7 @@ from rewards.math.structure import Group, Leaf, parse
 
 def test_shapes():
     assert parse("3,5") == Group("list", (Leaf("3"), Leaf("5")))
-    assert parse(r"\{3,5\}") == Group("list", (Leaf("3"), Leaf("5")))
+    assert parse(r"\{3,5\}") == Group("list", (Leaf("3"), Leaf("5")), "{}")  # a set: never a vector
     assert parse("(3,5)") == Group("tuple", (Leaf("3"), Leaf("5")), "()")
     assert parse("[3,5)") == Group("bracketed", (Leaf("3"), Leaf("5")), "[)")
     assert parse("(3)") == Leaf("(3)")
@@ -25,6 +25,9 @@ def test_shapes():
     assert parse(r"\begin{pmatrix}1\\2\end{pmatrix}") == Group("tuple", (Leaf("1"), Leaf("2")), "()")
     assert parse(r"(1,2)\cup(3,4)").kind == "union"
     assert parse(r"f(1,2)") == Leaf("f(1,2)")
+    assert parse("t>3").names == ("t",) and parse(r"y\in(1,2)").names == ("y",)
+    assert parse("(b,a)=(3,4)").names == ("b", "a")
+    assert parse(r"\begin{vmatrix}1&2\\3&4\end{vmatrix}") == Leaf(r"\begin{vmatrix}1&2\\3&4\end{vmatrix}")
 
 
 @pytest.mark.parametrize("text, value", [

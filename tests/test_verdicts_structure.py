@@ -49,6 +49,36 @@ WORDS_WRONG = [
 ]
 WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two")]
 
+# The variable of an inequality or a membership is part of the answer when both sides name one.
+VARIABLE_WRONG = [
+    (r"t>4", r"x>4"),
+    (r"4<t", r"x>4"),
+    (r"y \geq 4", r"x \ge 4"),
+    (r"y \in (1,2)", r"x \in (1,2)"),
+    (r"y ∈ (1,2)", r"x \in (1,2)"),
+    (r"0<f(x)<1", r"0<x<1"),
+    (r"0 < y < 1", r"0<x<1"),
+    (r"a \in [0, 1]", r"0 \leq x \leq 1"),
+    (r"t \in (-\infty, 1) \cup (2, \infty)", r"x \in (-\infty, 1) \cup (2, \infty)"),
+    (r"y \in \mathbb{R}", r"x \in \mathbb{R}"),
+    (r"x_{2} \le 3", r"x_{1} \le 3"),
+    (r"\theta > 0", r"\alpha > 0"),
+    (r"-y < -4", r"x > 4"),
+    (r"|y| < 2", r"|x| < 2"),
+    (r"y \in \left( 1, 2 \right)", r"1 < x < 2"),
+    (r"n \in \{1, 2\}", r"m \in \{1, 2\}"),
+]
+VARIABLE_RIGHT = [
+    (r"x \in (1,2)", r"1<x<2"),
+    (r"1 < x < 2", r"x \in \left(1,2\right)"),
+    (r"(1,2)", r"x \in (1,2)"),
+    (r"4 < x", r"x > 4"),
+    (r"x \geq 4", r"x \in [4, \infty)"),
+    (r"t>4", r"(4,\infty)"),
+    (r"(0,1)", r"0<f(x)<1"),
+    (r"x \in (-\infty, 1) \cup (2, \infty)", r"(-\infty,1)\cup(2,\infty)"),
+]
+
 # of it that is no label must hold the value too; a relation that denies an equation is never one.
 LEFT_SIDE_WRONG = [
     (r"4=3", r"3"),
@@ -93,8 +123,30 @@ LEFT_SIDE_RIGHT = [
     (r"3!", r"6"),
 ]
 
-WRONG = TEXT_WRONG + WORDS_WRONG + LEFT_SIDE_WRONG
-RIGHT = TEXT_RIGHT + WORDS_RIGHT + LEFT_SIDE_RIGHT
+# Shapes: a determinant is a number, not its matrix; a set is not an ordered vector or tuple.
+SHAPE_WRONG = [
+    (r"\begin{vmatrix}1&2\\3&4\end{vmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}"),
+    (r"\begin{vmatrix}1&2\\3&4\end{vmatrix}", r"\begin{bmatrix}1&2\\3&4\end{bmatrix}"),
+    (r"\begin{Vmatrix}1\\2\end{Vmatrix}", r"\begin{pmatrix}1\\2\end{pmatrix}"),
+    (r"\begin{vmatrix}1&2\end{vmatrix}", r"(1,2)"),
+    (r"\{1,2\}", r"(1,2)"),
+    (r"\{1,2\}", r"\begin{pmatrix}1\\2\end{pmatrix}"),
+    (r"\{1,2\}", r"\begin{pmatrix}1&2\end{pmatrix}"),
+    (r"\left\{1, 2\right\}", r"\begin{bmatrix}1\\2\end{bmatrix}"),
+    (r"\lbrace 2,1 \rbrace", r"\begin{pmatrix}1\\2\end{pmatrix}"),
+    (r"\{2,1\}", r"(1,2)^T"),
+    (r"\{1,2\}", r"[1,2]"),
+]
+SHAPE_RIGHT = [
+    (r"1, 2", r"\begin{pmatrix}1\\2\end{pmatrix}"),
+    (r"\{1,2\}", r"1,2"),
+    (r"2, 1", r"\{1,2\}"),
+    (r"\begin{vmatrix}1&2\\3&4\end{vmatrix}", r"\begin{vmatrix}1&2\\3&4\end{vmatrix}"),
+    (r"\begin{bmatrix}1&2\\3&4\end{bmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}"),
+]
+
+WRONG = TEXT_WRONG + WORDS_WRONG + LEFT_SIDE_WRONG + VARIABLE_WRONG + SHAPE_WRONG
+RIGHT = TEXT_RIGHT + WORDS_RIGHT + LEFT_SIDE_RIGHT + VARIABLE_RIGHT + SHAPE_RIGHT
 
 
 @pytest.mark.parametrize("pred, gold", WRONG, ids=case_ids(WRONG))

@@ -91,7 +91,14 @@ def _fast_verdict(pred: str, gold: str) -> tuple[Tri, str]:
 
 
 def compare(pred: Node, gold: Node, value_eq: ValueEq) -> Tri:
-    """Three-way equality of two answer shapes, with `value_eq` deciding single expressions."""
+    """Three-way equality of two answer shapes, with `value_eq` deciding single expressions.
+
+    Names are part of the answer wherever both sides give one: `t > 4` is not `x > 4`, and
+    `(b, a) = (3, 4)` is not `(a, b) = (3, 4)` (but `(b, a) = (4, 3)` is)."""
+    if pred.names and gold.names and pred.names != gold.names:
+        pred = _in_order_of(pred, gold.names)
+        if pred is None:
+            return False
     if isinstance(pred, Leaf) and isinstance(gold, Leaf):
         return leaf_equal(pred.text, gold.text, value_eq)
     if isinstance(pred, Leaf) or isinstance(gold, Leaf):
@@ -102,13 +109,28 @@ def compare(pred: Node, gold: Node, value_eq: ValueEq) -> Tri:
         return False
     if gold.vector and (pred.kind, pred.brackets) in (("list", ""), ("bracketed", "[]")):
         pred = Group("tuple", pred.items, "()")  # the gold asks for a vector: `1, 2` lists its entries in order
-    if pred.kind != gold.kind or pred.brackets != gold.brackets:
+    if _shape(pred) != _shape(gold):
         return False
     if len(pred.items) != len(gold.items) or len(gold.items) > MAX_ITEMS:
         return False
     if pred.kind in ("list", "union"):
         return _match_unordered(pred.items, gold.items, value_eq)
     return _all(compare(p, g, value_eq) for p, g in zip(pred.items, gold.items))
+
+
+def _shape(group: Group) -> tuple[str, str]:
+    """A bare list and a set `\\{..\\}` are one shape (unordered); other brackets count."""
+    return group.kind, "" if group.kind == "list" else group.brackets
+
+
+def _in_order_of(pred: Node, names: tuple) -> Node | None:
+    """`(b, a) = (4, 3)` with its entries in the order of `names` (`a`, `b`); None when the two
+    name different things."""
+    if not isinstance(pred, Group) or len(pred.names) != len(pred.items) or len(set(names)) != len(names) \
+            or sorted(pred.names) != sorted(names):
+        return None
+    by_name = dict(zip(pred.names, pred.items))
+    return Group(pred.kind, tuple(by_name[n] for n in names), pred.brackets, pred.vector, names)
 
 
 def leaf_equal(pred: str, gold: str, value_eq: ValueEq) -> Tri:

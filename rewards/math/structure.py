@@ -5,6 +5,9 @@ Shape is read from the text without sympy, so that shape decides what is compare
 a bare list and a set are unordered; a tuple keeps its order; an interval keeps its brackets
 (`(1,2]` is not `(1,2)`); `\\boxed{3,5}` is a list of two and never equals `3`. The leaves (single
 expressions, equations, words) are compared by `equivalence`.
+
+A shape keeps the names an answer gives it (`y` of `y \\in (1,2)` or `t > 4`, `(a, b)` of
+`(a, b) = (3, 4)`), so that two answers naming different variables differ.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ MAX_PM_SIGNS = 6  # independent `\\pm` signs expanded: 2^6 = MAX_ITEMS values
 @dataclass(frozen=True, slots=True)
 class Leaf:
     text: str
+    names: tuple = field(default=(), compare=False)  # `y` of `y \in \emptyset`
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +35,9 @@ class Group:
                            # "matrix" (rows of ordered tuples)
     items: tuple
     brackets: str = ""
+                           # a set `\{..\}` is a "list" with brackets "{}" (never a vector)
     vector: bool = field(default=False, compare=False)  # a one-row or one-column matrix, or `(1,2)^T`
+    names: tuple = field(default=(), compare=False)  # `x` of `x > 3`; `a`, `b` of `(a,b) = (3,4)`
 
 
 Node = Leaf | Group
@@ -39,8 +45,9 @@ Node = Leaf | Group
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = set(")]}")
 _PM = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
-_MATRIX = re.compile(r"^\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
-_MEMBERSHIP = re.compile(r"^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?\\in(?![a-zA-Z])")
+# `vmatrix` and `Vmatrix` are a determinant and a norm (numbers), not matrices: they stay leaves.
+_MATRIX = re.compile(r"^\\begin\{([pbB]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.S)
+_MEMBERSHIP = re.compile(r"^((?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?)\s*\\in(?![a-zA-Z])")
 _RELATION = re.compile(r"\s*(<|>|\\leq(?![a-zA-Z])|\\geq(?![a-zA-Z]))\s*")
 _GREEK = r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|rho|sigma|tau|phi|varphi|omega)"
 # The one variable of an inequality: `x`, `x_{1}`, `\theta`, `f(x)` (a function's range: `0<f(x)<1`).
@@ -48,7 +55,7 @@ _VARIABLE = re.compile(rf"(?:[a-zA-Z]|{_GREEK})(?:_\{{\w+\}})?(?:\([a-zA-Z]\))?"
 _RATIO = re.compile(r"-?\d+(?:\.\d+)?(?::-?\d+(?:\.\d+)?)+")
 _FLIP = {"<": ">", ">": "<", "\\leq": "\\geq", "\\geq": "\\leq"}
 _TRANSPOSED = re.compile(r"^(.+)\^\{?(?:T|\\top|\\intercal)\}?$")
-_ASSIGNED_TO = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
+_ASSIGNED_TO = re.compile(r"^([a-zA-Z](?:_\{?\w+\}?)?|\([a-zA-Z, ]+\))=(?=[(\[{\\])")
 
 
 @lru_cache(maxsize=16384)
@@ -68,14 +75,13 @@ def _one(text: str) -> Node:
     """One element: a set, tuple, interval, union, matrix or leaf."""
     text = text.strip()
     member = _MEMBERSHIP.match(text)
-    if member:
-        text = text[member.end():]
+    if member:  # `y \in (1,2)`: the set, named `y`
+        return named(_one(text[member.end():]), (_name(member.group(1)),))
     assigned = _ASSIGNED_TO.match(text)
-    if assigned:  # `(x, y) = (1, 2)`, `S = \{1, 2\}`: the structure on the right is the answer
-        rest = text[assigned.end():]
-        shaped = _one(rest)
+    if assigned:  # `(x, y) = (1, 2)`, `S = \{1, 2\}`: the structure on the right is the answer, named
+        shaped = _one(text[assigned.end():])
         if isinstance(shaped, Group):
-            return shaped
+            return named(shaped, tuple(_name(n) for n in assigned.group(1).strip("()").split(",")))
     interval = inequality_interval(text)
     if interval is not None:
         return interval
@@ -99,7 +105,7 @@ def _one(text: str) -> Node:
     if text.startswith("\\{") and text.endswith("\\}") and _closes_at_end(text, 1):
         inner = text[2:-2]
         parts = split_top(inner, ",;") if inner.strip() else []
-        return Group("list", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]))
+        return Group("list", tuple(_one(p) for p in parts[:MAX_ITEMS + 1]), "{}")
     if len(text) >= 2 and text[0] in "([" and text[-1] in ")]" and _closes_at_end(text, 0):
         parts = split_top(text[1:-1], ",;")
         if len(parts) > 1:
@@ -116,37 +122,63 @@ def inequality_interval(text: str) -> Group | None:
     if len(parts) == 3:
         left, rel, right = parts
         if _variable(left) and not _variable(right):
-            form, bound = _variable(left), right
+            form, bound, name = _variable(left), right, left
         elif _variable(right) and not _variable(left):
-            form, bound, rel = _variable(right), left, _FLIP[rel]
+            form, bound, rel, name = _variable(right), left, _FLIP[rel], right
         else:
             return None
-        if form == "-":  # `-x > -1` is `x < 1`
-            bound, rel = negate(bound), _FLIP[rel]
-        if form == "|":  # `|x| < 2` is `(-2,2)`; `|x| > 2` is `(-\infty,-2) \cup (2,\infty)`
-            if rel in ("<", "\\leq"):
-                return _interval(negate(bound), bound, *("()" if rel == "<" else "[]"))
-            open_ = ")" if rel == ">" else "]"
-            return Group("union", (_interval("-\\infty", negate(bound), "(", open_),
-                                   _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")))
-        if rel in ("<", "\\leq"):
-            return _interval("-\\infty", bound, "(", ")" if rel == "<" else "]")
-        return _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")
+        return named(_one_sided(form, rel, bound), (_bare(name),))
     if len(parts) == 5 and _variable(parts[2]) and not any(_variable(p) for p in (parts[0], parts[4])):
-        low, rel1, middle, rel2, high = parts
-        if rel1 in (">", "\\geq") and rel2 in (">", "\\geq"):
-            low, rel1, rel2, high = high, _FLIP[rel2], _FLIP[rel1], low
-        if rel1 not in ("<", "\\leq") or rel2 not in ("<", "\\leq"):
-            return None
-        left, right = "(" if rel1 == "<" else "[", ")" if rel2 == "<" else "]"
-        form = _variable(middle)
-        if form == "-":  # `a < -x < b` is `-b < x < -a`
-            return _interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left])
-        if form == "|":  # `1 \leq |z| \leq 2` is `[-2,-1] \cup [1,2]`
-            return Group("union", (_interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left]),
-                                   _interval(low, high, left, right)))
-        return _interval(low, high, left, right)
+        return named(_two_sided(*parts), (_bare(parts[2]),))
     return None
+
+
+def _one_sided(form: str, rel: str, bound: str) -> Group:
+    """`x > 3` (form "x"), `-x > 3` ("-"), `|x| > 3` ("|") as the interval or union it describes."""
+    if form == "-":  # `-x > -1` is `x < 1`
+        bound, rel = negate(bound), _FLIP[rel]
+    if form == "|":  # `|x| < 2` is `(-2,2)`; `|x| > 2` is `(-\infty,-2) \cup (2,\infty)`
+        if rel in ("<", "\\leq"):
+            return _interval(negate(bound), bound, *("()" if rel == "<" else "[]"))
+        open_ = ")" if rel == ">" else "]"
+        return Group("union", (_interval("-\\infty", negate(bound), "(", open_),
+                               _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")))
+    if rel in ("<", "\\leq"):
+        return _interval("-\\infty", bound, "(", ")" if rel == "<" else "]")
+    return _interval(bound, "\\infty", "(" if rel == ">" else "[", ")")
+
+
+def _two_sided(low: str, rel1: str, middle: str, rel2: str, high: str) -> Group | None:
+    """`a < x < b` (or `-x`, `|x|` in the middle) as the interval or union it describes."""
+    if rel1 in (">", "\\geq") and rel2 in (">", "\\geq"):
+        low, rel1, rel2, high = high, _FLIP[rel2], _FLIP[rel1], low
+    if rel1 not in ("<", "\\leq") or rel2 not in ("<", "\\leq"):
+        return None
+    left, right = "(" if rel1 == "<" else "[", ")" if rel2 == "<" else "]"
+    form = _variable(middle)
+    if form == "-":  # `a < -x < b` is `-b < x < -a`
+        return _interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left])
+    if form == "|":  # `1 \leq |z| \leq 2` is `[-2,-1] \cup [1,2]`
+        return Group("union", (_interval(negate(high), negate(low), _MIRROR[right], _MIRROR[left]),
+                               _interval(low, high, left, right)))
+    return _interval(low, high, left, right)
+
+
+def named(node: Node | None, names: tuple) -> Node | None:
+    """`node` carrying the names the answer gives it (see the module docstring)."""
+    if node is None:
+        return None
+    return Group(node.kind, node.items, node.brackets, node.vector, names) if isinstance(node, Group) \
+        else Leaf(node.text, names)
+
+
+def _name(text: str) -> str:
+    return "".join(text.split())
+
+
+def _bare(side: str) -> str:
+    """The variable in an inequality's side: `x` of `x`, `-x`, `|x|`."""
+    return _name(side.strip("|").removeprefix("-"))
 
 
 _MIRROR = {"(": ")", ")": "(", "[": "]", "]": "["}
