@@ -49,6 +49,28 @@ WORDS_WRONG = [
 ]
 WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two")]
 
+# Only the roots of one unknown (`x=1, x=2`) are unordered; labelled terms keep their labels.
+LABELS_WRONG = [
+    (r"b_1=7, b_2=4", r"b_1=4, b_2=7"),
+    (r"a_{1}=2, a_{2}=5", r"a_1=5, a_2=2"),
+    (r"x_1=3, x_2=2", r"x_{1}=2, x_{2}=3"),
+    (r"a_1 = 3;\ a_2 = 1", r"a_1=1, a_2=3"),
+    (r"b_{2}=4, b_{1}=7", r"b_1=4, b_2=7"),
+    (r"7, 4", r"b_1=4, b_2=7"),
+    (r"b_1=7, b_2=4, b_3=1", r"b_1=4, b_2=7, b_3=1"),
+    (r"t_1 = -1, t_2 = 1", r"t_1=1, t_2=-1"),
+    (r"a_{n}=3, a_{m}=2", r"a_{n}=2, a_{m}=3"),
+]
+LABELS_RIGHT = [
+    (r"x=1, x=2", r"x=2, x=1"),
+    (r"x=2, x=1", r"x=1 \text{ or } x=2"),
+    (r"b_{2}=7, b_{1}=4", r"b_1=4, b_2=7"),
+    (r"b_1 = 4,\ b_2 = 7", r"b_{1}=4, b_{2}=7"),
+    (r"4, 7", r"b_1=4, b_2=7"),
+    (r"x=2, x=3", r"x_{1}=2, x_{2}=3"),
+    (r"x_1 = 2, x_2 = 3", r"x_{1}=2, x_{2}=3"),
+]
+
 # The variable of an inequality or a membership is part of the answer when both sides name one.
 VARIABLE_WRONG = [
     (r"t>4", r"x>4"),
@@ -77,6 +99,25 @@ VARIABLE_RIGHT = [
     (r"t>4", r"(4,\infty)"),
     (r"(0,1)", r"0<f(x)<1"),
     (r"x \in (-\infty, 1) \cup (2, \infty)", r"(-\infty,1)\cup(2,\infty)"),
+]
+
+# Names bound to a tuple are matched with the gold's names; names on one side only are a label.
+TUPLE_NAMES_WRONG = [
+    (r"(b, a) = (3, 4)", r"(a, b) = (3, 4)"),
+    (r"(y,x)=(1,2)", r"(x,y)=(1,2)"),
+    (r"\left(b, a\right) = \left(3, 4\right)", r"(a, b) = (3, 4)"),
+    (r"(b, a) = (3, 4)", r"a=3, b=4"),
+    (r"(a, c) = (3, 4)", r"(a, b) = (3, 4)"),
+    (r"(x, y, z) = (1, 2, 3)", r"(x, z, y) = (1, 2, 3)"),
+    (r"(p,q) = (2,5)", r"(q,p)=(2,5)"),
+]
+TUPLE_NAMES_RIGHT = [
+    (r"(a,b)=(3,4)", r"a=3, b=4"),
+    (r"(a, b) = (3, 4)", r"(a,b)=(3,4)"),
+    (r"(b, a) = (4, 3)", r"(a, b) = (3, 4)"),
+    (r"(3, 4)", r"(a, b) = (3, 4)"),
+    (r"(a, b) = (3, 4)", r"(3,4)"),
+    (r"a=3, b=4", r"(a, b) = (3, 4)"),
 ]
 
 # of it that is no label must hold the value too; a relation that denies an equation is never one.
@@ -145,8 +186,17 @@ SHAPE_RIGHT = [
     (r"\begin{bmatrix}1&2\\3&4\end{bmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}"),
 ]
 
-WRONG = TEXT_WRONG + WORDS_WRONG + LEFT_SIDE_WRONG + VARIABLE_WRONG + SHAPE_WRONG
-RIGHT = TEXT_RIGHT + WORDS_RIGHT + LEFT_SIDE_RIGHT + VARIABLE_RIGHT + SHAPE_RIGHT
+# A function label names `y` only as a function of another variable.
+FUNCTION_WRONG = [
+    (r"g(y)=5", r"y=5"),
+    (r"f(y) = 2y+1", r"y=2y+1"),
+    (r"x(t) = 3t-1", r"y=3t-1"),
+    (r"y=5", r"h(y)=5"),
+]
+FUNCTION_RIGHT = [(r"g(t) = 3t-1", r"y = 3t-1"), (r"f(x)=2x+1", r"y=2x+1")]
+
+WRONG = TEXT_WRONG + WORDS_WRONG + LEFT_SIDE_WRONG + VARIABLE_WRONG + TUPLE_NAMES_WRONG + SHAPE_WRONG + LABELS_WRONG + FUNCTION_WRONG
+RIGHT = TEXT_RIGHT + WORDS_RIGHT + LEFT_SIDE_RIGHT + VARIABLE_RIGHT + TUPLE_NAMES_RIGHT + SHAPE_RIGHT + LABELS_RIGHT + FUNCTION_RIGHT
 
 
 @pytest.mark.parametrize("pred, gold", WRONG, ids=case_ids(WRONG))

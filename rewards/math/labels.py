@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .structure import split_top
+from .structure import Group, Leaf, parse, split_top
 
 _VALUE_COMMANDS = ("sqrt", "pi", "infty", "cdot", "times", "pm", "mp", "div", "leq", "geq", "neq", "in",
                    "cup", "cap", "approx", "emptyset", "circ", "ldots")
@@ -28,8 +28,9 @@ _LABEL = re.compile(
 _DANGLING_START = set("/*^!<>:,;&=")  # `-3`, `+3`, `.5`, `|x|` start a value
 _DANGLING_END = set("/*^<>:,;&=+-\\_")  # `3!` is a factorial
 _SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")
-# A function of one variable (`g(t)`, `f_{1}(x)`): as a label it names the same line as `y`.
-_FUNCTION_LABEL = re.compile(r"[a-zA-Z](?:_\{[^{}]*\})?\([a-zA-Z]\)")
+# A function of one variable (`g(t)`, `f_{1}(x)`): as a label it names the same line as `y`, unless it
+# is a function of `y` itself (`g(y)`) or the other coordinate (`x(t)`).
+_FUNCTION_LABEL = re.compile(r"(?!x[_(])[a-zA-Z](?:_\{[^{}]*\})?\((?!y\))[a-zA-Z]\)")
 
 
 def is_label(text: str) -> bool:
@@ -70,13 +71,24 @@ def _groups(text: str) -> list[list[str]]:
 @lru_cache(maxsize=16384)
 def align(pred: str, gold: str) -> tuple[str, str] | None:
     """The pair with labels resolved, or None when the two name their values differently."""
+    gold = spelled_out(gold)
     gold_groups = _groups(gold)
     gold_items = [split_label(item) for group in gold_groups for item in group]
     if len(gold_items) == 1:
         return _align_one(pred, gold, gold_items[0])
     if not all(label for label, _ in gold_items):
         return _dedupe(pred, gold), gold
-    return _align_many(pred, gold_groups)
+    return _align_many(spelled_out(pred), gold_groups)
+
+
+def spelled_out(text: str) -> str:
+    """`(a, b) = (3, 4)` as `a=3,b=4`: a tuple of names set equal to a tuple of values labels each
+    value, so that it meets a labelled answer label by label; anything else as it is."""
+    shaped = parse(text)
+    if not isinstance(shaped, Group) or shaped.kind != "tuple" or len(shaped.items) < 2 \
+            or len(shaped.names) != len(shaped.items) or not all(isinstance(item, Leaf) for item in shaped.items):
+        return text
+    return ",".join(f"{name}={item.text}" for name, item in zip(shaped.names, shaped.items))
 
 
 def _align_one(pred: str, gold: str, gold_item: tuple[str | None, str]) -> tuple[str, str] | None:
@@ -101,7 +113,8 @@ def _align_one(pred: str, gold: str, gold_item: tuple[str | None, str]) -> tuple
 
 
 def _same_quantity(pred_label: str, gold_label: str) -> bool:
-    """The same label, or `y` and a function of one variable (`g(t) = 3t-1` is the line `y = 3t-1`)."""
+    """The same label, or `y` and a function of one variable other than `y` (`g(t) = 3t-1` is the line
+    `y = 3t-1`; `g(y) = 5` is not `y = 5`)."""
     if pred_label == gold_label:
         return True
     return "y" in (pred_label, gold_label) and any(_FUNCTION_LABEL.fullmatch(label) for label in (pred_label, gold_label))
@@ -109,20 +122,26 @@ def _same_quantity(pred_label: str, gold_label: str) -> bool:
 
 def _align_many(pred: str, gold_groups: list[list[str]]) -> tuple[str, str] | None:
     """A gold of several labelled values: by label when the prediction labels too, else in order;
-    the roots of one unknown (`x_{1}=…,x_{2}=…`) are a set, named values (`AB`, `CD`) a tuple."""
+    only the roots of one unknown (`x=1, x=2`: one label, repeated) are a set. Labelled terms
+    (`x_{1}`, `x_{2}`; `AB`, `CD`) keep their labels: `b_1=7, b_2=4` is not `b_1=4, b_2=7`, and
+    their values without labels are read in the gold's order (`x=2, x=3` too, for
+    `x_{1}=2, x_{2}=3`)."""
     gold_rows = [[split_label(item) for item in group] for group in gold_groups]
     labels = [label for label, _ in gold_rows[0]]
-    one_unknown = len({_base(label) for row in gold_rows for label, _ in row}) == 1 and (
-        len(gold_rows) == 1 or all(len(row) == 1 for row in gold_rows))
+    gold_labels = {label for row in gold_rows for label, _ in row}
+    one_unknown = len(gold_labels) == 1 and (len(gold_rows) == 1 or all(len(row) == 1 for row in gold_rows))
     pred_rows = [[split_label(item) for item in group] for group in _groups(pred)]
     pred_labelled = [label is not None for row in pred_rows for label, _ in row]
     if any(pred_labelled) and not all(pred_labelled):
         return None
+    named = {label for row in pred_rows for label, _ in row}
     if one_unknown:
-        named = {label for row in pred_rows for label, _ in row}
-        if all(pred_labelled) and named != {_base(labels[0])} and named != {l for row in gold_rows for l, _ in row}:
-            return None  # the gold's own names (`x_{1}`, `x_{2}`) or the bare unknown, never `x_{3}`
+        if all(pred_labelled) and named != gold_labels:
+            return None  # `y=1, y=2` for `x=1, x=2`
         return ",".join(v for row in pred_rows for _, v in row), ",".join(v for row in gold_rows for _, v in row)
+    if all(pred_labelled) and named == {_base(label) for label in gold_labels} and named != gold_labels:
+        pred_rows = [[(None, v) for _, v in row] for row in pred_rows]  # `x=2, x=3`: the unknown, in order
+        pred_labelled = [False]
     if any(sorted(label for label, _ in row) != sorted(labels) for row in gold_rows):
         return pred, ",".join(f"{label}={value}" for row in gold_rows for label, value in row)
     gold_text = ",".join("(" + ",".join(v for _, v in row) + ")" for row in gold_rows)
