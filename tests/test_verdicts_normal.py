@@ -137,3 +137,67 @@ def test_degrees_are_still_read(pred, gold):
 ])
 def test_a_comma_is_thousands_only_between_digits_as_written(pred, gold):
     assert_not_paid(pred, gold)
+
+
+# Numbers separated only by spacing are never a product (nor a sum, nor one number): unread.
+SPACINGS = [" \\quad ", " \\qquad ", "\\;", "\\ ", "~", "\\,", " ", "\\:", "\\>", "\\enspace ", "\\hspace{1em}", "\\, \\, "]
+
+
+@pytest.mark.parametrize("spacing", SPACINGS)
+@pytest.mark.parametrize("left, right", [("3", "4"), ("12", "5"), ("-2", "7"), ("1.5", "2")])
+def test_spaced_numbers_are_never_a_product(spacing, left, right):
+    pred = f"{left}{spacing}{right}"
+    a, b = float(left), float(right)
+    for gold in {a * b, a + b, float(left + right.lstrip("-"))}:
+        assert_not_paid(pred, repr(gold).removesuffix(".0"))
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("1234\\,567", "1234567"), ("12\\,34", "1234"), ("1\\,00", "100"), ("3.4.5", "1.7"), ("x^2 3", "3x^2"),
+    ("1\\,000 \\quad 2", "2000"), ("2 \\quad \\sqrt{2}", "2\\sqrt{2}"),
+])
+def test_spacing_that_is_no_thousands_separator_is_not_read(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("1\\,000", "1000"), ("1\\,000\\,000", "1000000"), ("10{,}000", "10000"), ("1~000", "1000"), ("1\\ 000", "1000"),
+    ("3.141\\,592\\,65", "3.14159265"), ("-12\\,345.5", "-12345.5"), ("1 000 000", "1000000"), ("2 3/4", "2.75"),
+    ("2\\,\\sqrt{2}", "\\sqrt{8}"), ("\\log_2 8", "3"), ("3 \\quad 4", "3 \\quad 4"), ("x = 3 \\quad", "3"),
+])
+def test_spacing_is_still_presentation(pred, gold):
+    assert verdict(pred, gold) == "correct"
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("2 \\quad \\sqrt{2}", "2\\sqrt{2}"), ("3 \\qquad \\pi", "3\\pi"),
+    ("a \\quad b", "ab"), ("(x+1) \\quad (x-1)", "x^2-1"),
+])
+def test_wide_spacing_between_operands_is_no_product(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("x = 3, \\quad y = 4", "x=3, y=4"), ("3 \\quad \\text{and} \\quad 5", "3, 5"), ("\\quad 5 \\qquad", "5"),
+    ("(1, \\quad 2)", "(1,2)"), ("5 \\quad \\text{cm}", "5"), ("2 \\quad \\cdot \\quad 3", "6"),
+])
+def test_wide_spacing_next_to_a_separator_is_presentation(pred, gold):
+    assert verdict(pred, gold) == "correct"
+
+
+# A box inside other content is never glued to it.
+@pytest.mark.parametrize("pred, gold", [
+    ("4\\boxed{5}", "45"), ("4\\boxed{5}", "20"), ("4\\boxed{5}", "9"), ("4\\fbox{5}", "45"), ("\\boxed{4}5", "45"),
+    ("\\boxed{4}5", "9"), ("12 \\fbox{13}", "1213"), ("x\\boxed{2}", "2x"), ("1\\boxed{2}\\boxed{3}", "123"),
+    ("2-\\boxed{3+4}", "5"), ("\\frac{1}{\\boxed{2}}", "\\frac12"), ("\\boxed{1}.\\boxed{5}", "1.5"),
+])
+def test_an_inner_box_is_not_glued_to_its_neighbours(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("\\boxed{12}", "12"), ("Final: \\fbox{12}", "12"), ("x = \\fbox{12}", "12"), ("-\\boxed{5}", "-5"),
+    ("2-\\boxed{3+4}", "-5"), ("The answer is \\boxed{\\frac{1}{2}}", "0.5"),
+])
+def test_a_box_around_the_answer_is_presentation(pred, gold):
+    assert verdict(pred, gold) == "correct"

@@ -90,9 +90,18 @@ _DOUBLED_COMMAND = re.compile(r"\\\\(?=(?:le|ge|leq|geq|frac|dfrac|sqrt|left|rig
 _DMS = re.compile(r"(\d+)\s*\^\s*\{?\s*\\circ\s*\}?\s*(\d+(?:\.\d+)?)\s*(?:'|\^\{?\\prime\}?)"
                   r"(?:\s*(\d+(?:\.\d+)?)\s*(?:''|\"|\^\{?\\prime\\prime\}?))?$")
 _PERCENT = re.compile(r"\\?%|\\text\{\s*percent\s*\}")
-_THIN_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~|,\\!|\\!)(?=\d{3}(?!\d))")
+# Thousands separators in LaTeX (`10{,}000`, `1\,000\,000`, `3.141\,59`): a run of digit groups
+# whose groups are exactly three digits (the first of a whole part one to three, the last of a
+# decimal part one to three). Any other spacing between numbers is no separator (see _SPACED_NUMBERS).
+_THIN_SEPARATOR = re.compile(r"\{,\}|\\,|\\ |~|,\\!|\\!")
+_THIN_RUN = re.compile(rf"(?:(?<![\d.])|(?<=\d\.))\d+(?:(?:{_THIN_SEPARATOR.pattern})\d+)+")
 _GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
-_SPACING = re.compile(r"(?<!\\)\\[,:;> ]|\\!|\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|~|\\hspace\*?\{[^{}]*\}")
+_SPACING = re.compile(r"(?<!\\)\\[,:;> ]|\\!|~")
+# Wide spacing separates: between two operands (`3 \quad 4`, `2 \quad \sqrt{2}`) it stays, as one
+# `\quad`, which no reader reads (never a product); next to an operator, a separator or an end it goes.
+_WIDE_SPACING = re.compile(r"(?:\s*(?:\\q?quad(?![a-zA-Z])|\\enspace(?![a-zA-Z])|\\hspace\*?\{[^{}]*\}))+\s*")
+_LOOSE_QUAD = re.compile(r"^ ?\\quad ?|(?:(?<=[-+*/=,;:(\[{<>|^_&])|(?<=\\cdot)|(?<=\\times)|(?<=\\pm)|(?<=\\leq)|(?<=\\geq)) ?\\quad ?| ?\\quad ?(?=[-+*/=,;:)\]}<>|^_!&]|$"
+                         r"|\\(?:cdot|times|div|pm|mp|[lg]eq?|neq?|cup|cap|in|approx|quad|\}|right)(?![a-zA-Z]))")
 _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\le(?:qslant)?(?![a-zA-Z])", r"\\leq "), (r"\\ge(?:qslant)?(?![a-zA-Z])", r"\\geq "),
     (r"\\not\s*=", r"\\neq "), (r"\\ne(?![a-zA-Z])", r"\\neq "), (r"<=", r"\\leq "), (r">=", r"\\geq "), (r"!=", r"\\neq "),
@@ -140,6 +149,9 @@ _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 _INNER_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _LEAD_IN_ONLY = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+")
+_OPERATOR_BEFORE_BOX = re.compile(r"(?:[-+*/]|\\(?:cdot|times|div)(?![a-zA-Z]))\s*$")
+# What may stand just before an inner box unwrapped in place: a relation, or a word and a space.
+_OPEN_BEFORE_BOX = re.compile(r"(?:[=:<>]|\\(?:[lg]eq?|neq?|approx)(?![a-zA-Z])|(?<![A-Za-z\\])[A-Za-z]{3,}\s)\s*$")
 # A mixed number with a space (`2 3/4`, `-2\ 3/4`): a proper fraction after a whole number.
 _SPACED_MIXED = re.compile(r"(-?\d+) (\d+)/(\d+)")
 # A clock time with seconds or a 12-hour suffix (`14:05:00`, `2:05 P.M.`), read as 24-hour `H:MM`.
@@ -177,12 +189,15 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     s = _STYLE.sub("", s)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
     s = _TEXT_VARIANTS.sub(r"\\text", s)
-    s = _THIN_THOUSANDS.sub("", s)
+    if "\\" in s or "~" in s or "{,}" in s:
+        s = _THIN_RUN.sub(_thousands, s)
     s = _temperature_and_degrees(s, marks)
     if _PERCENT.search(s):
         marks.append(units.PERCENT)
         s = _PERCENT.sub("", s)
     s = _SPACING.sub(" ", s)
+    if "\\" in s:
+        s = _WIDE_SPACING.sub(r" \\quad ", s)
     for pattern, repl in _RELATIONS:
         s = pattern.sub(repl, s)
     if not _INEQUALITY.search(s):
@@ -206,11 +221,25 @@ def read_answer(answer: str) -> tuple[str, str | None]:
         s = _CLOCK.sub(_clock_time, s) if _CLOCK.fullmatch(s) else s
     if "/" in s and (mixed := _SPACED_MIXED.fullmatch(s)) and int(mixed.group(2)) < int(mixed.group(3)):
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
+    if "\\quad" in s:
+        s = _LOOSE_QUAD.sub(" ", s)
     s = _INNER_SPACE.sub("", s)
     s = _LEADING.sub("", _TRAILING.sub("", s))
     if not listed and _GROUPED.fullmatch(s):
         s = s.replace(",", "")
     return s, units.joined(*marks)
+
+
+def _thousands(m: re.Match) -> str:
+    """`1\\,000\\,000` -> `1000000`; a run whose groups are not thousands is left as written."""
+    groups = _THIN_SEPARATOR.split(m.group(0))
+    if m.start() > 0 and m.string[m.start() - 1] == ".":  # a decimal part: `.141\\,59`
+        edge, full = groups[-1], groups[:-1]
+    else:
+        edge, full = groups[0], groups[1:]
+    if 1 <= len(edge) <= 3 and all(len(g) == 3 for g in full):
+        return "".join(groups)
+    return m.group(0)
 
 
 def _stripped(unit_text: str, marks: list[str | None]) -> str:
@@ -350,8 +379,10 @@ def repair_gold_escapes(gold: str) -> str:
 
 def _unwrap_box(s: str) -> str:
     """`\\boxed{\\boxed{5}}` and `\\boxed{5}` -> `5` when the box is the whole answer; a box that
-    ends the answer after lead-in words is the answer (`Final: \\fbox{12}` -> `12`), after anything
-    else it is unwrapped in place (`x = \\fbox{12}` -> `x = 12`, `not \\fbox{12}` -> `not 12`)."""
+    ends the answer after lead-in words is the answer (`Final: \\fbox{12}` -> `12`); after a relation
+    or a word it is unwrapped in place (`x = \\fbox{12}` -> `x = 12`, `not \\fbox{12}` -> `not 12`),
+    after an operator as a group (`-\\boxed{5}` -> `-(5)`).
+    Anywhere else it stays (`4\\boxed{5}` is no 45, `12 \\fbox{13}` no list), which no reader reads."""
     while True:
         head = _WRAPPED_BOX.match(s) or _INNER_BOX.search(s)
         if not head:
@@ -359,8 +390,15 @@ def _unwrap_box(s: str) -> str:
         close = matching_brace(s, head.end() - 1)
         if close != len(s) - 1:
             return s
-        prefix = s[:head.start()]
-        s = ("" if not prefix or _LEAD_IN_ONLY.fullmatch(prefix) else prefix) + s[head.end():close].strip()
+        prefix, inner = s[:head.start()], s[head.end():close].strip()
+        if not prefix or _LEAD_IN_ONLY.fullmatch(prefix):
+            s = inner
+        elif _OPEN_BEFORE_BOX.search(prefix):
+            s = prefix + inner
+        elif _OPERATOR_BEFORE_BOX.search(prefix):
+            s = f"{prefix}({inner})"  # `2-\\boxed{3+4}` is 2-(3+4)
+        else:
+            return s
 
 
 def _strip_units(s: str, marks: list[str | None]) -> str:

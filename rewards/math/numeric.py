@@ -199,6 +199,10 @@ def _float(t: Tree, point: dict[str, float]) -> complex:
     raise Refuse
 
 
+def _is_number(tok: str | None) -> bool:
+    return tok is not None and (tok[0].isdigit() or tok[0] == ".")
+
+
 class _Parser:
     def __init__(self, toks: tuple[str, ...]):
         self.t = toks
@@ -234,6 +238,8 @@ class _Parser:
                 if self._implicit_next():
                     raise Refuse  # `2/3x`: is it (2/3)x or 2/(3x)? leave it to sympy
             elif self._implicit_next():
+                if _is_number(self.t[self.i - 1]) and _is_number(self.peek()):
+                    raise Refuse  # `3 4`, `3.4.5`: numbers side by side are a list or a typo, never a product
                 value = ("*", value, self.power())  # implicit product: `2\sqrt{3}`, `\pi r^2`
             else:
                 return value

@@ -48,8 +48,12 @@ _APPROXIMATION_DENOMINATOR = 10 ** 6
 # `2**3**2` in plain text, read as (2^3)^2 = 64); an ellipsis (`5 \ldots` is read as 5); a logarithm
 # to base 0 (`\log_{0} 8`, `log(8, 0)` in plain text: undefined, but sympy makes it ln 8 / zoo = 0).
 # Normalisation leaves these for no reader to read: a degree sign on a radian quantity
-# (`\frac{\pi}{3}^{\circ}`, which the parser drops).
+# (`\frac{\pi}{3}^{\circ}`, which the parser drops), numbers side by side (`3 4`, `3\quad 4`:
+# the parser makes them 3 + 4, a mixed number; `3.4.5` it makes 3.4 * 0.5), wide spacing between
+# operands (`2 \quad \sqrt{2}`, a product to the parser), a box inside other content (`4\boxed{5}`,
+# which the parser makes 4 + 5).
 _PARSER_DROPS = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])|'|\\prime(?![a-zA-Z])|\\circ(?![a-zA-Z])"
+                           r"|\d\s+\.?\d|\.\d+\.\d|\\quad(?![a-zA-Z])|\\(?:boxed|fbox)(?![a-zA-Z])"
                            r"|\\[lc]?dots[bc]?(?![a-zA-Z])|\d\s*_|\\log_\s*(?:\{\s*0+(?:\.0*)?\s*\}|0(?![\d.]))"
                            r"|\^\s*(?:\{[^{}]*\}|\\[a-zA-Z]+|[A-Za-z0-9])\s*\^")
 
