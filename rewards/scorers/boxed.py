@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 from ..engine.by_name import WorkerFunction
 
+from ..math.box_context import ATTACHED, attached
 from ..math.cost import MAX_WRITTEN_CHARS, too_costly, written_size
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement, split_statement
@@ -83,7 +84,7 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
     tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
     raw, reason = find_answer(region if tagged is None else tagged, answer_line, tagged is not None)
     if raw is None:
-        verdict = Verdict.UNPARSABLE_PRED if reason.startswith(("unclosed", TAKEN_BACK)) else Verdict.NO_ANSWER
+        verdict = Verdict.UNPARSABLE_PRED if reason.startswith(("unclosed", TAKEN_BACK, ATTACHED)) else Verdict.NO_ANSWER
         return failed(verdict, reason)
     if not within_limits(raw):
         return failed(Verdict.UNPARSABLE_PRED, f"answer too long or too deeply nested ({len(raw)} characters, "
@@ -128,6 +129,8 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         if (denied_before(region, box.start) or taken_back(after, differs_from(value))
                 or restated and not _agree(stated[0], content)):
             return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
+        if attached(region, box.start, box.end):  # `-\boxed{21}`, `\boxed{21}^2`, `\boxed{21} thousand`
+            return None, f"{ATTACHED}: {region[max(0, box.start - 20):box.end + 20]!r}"
         return content, ""
     stated = last_statement(region, answer_line=False)
     if stated is not None:
