@@ -153,8 +153,9 @@ def _run_page(judged, source: Path, args, unit: str, audit):
         lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
                      f"{sum(s.rows for s in steps)} rows{trend}{_commonest(steps)}")
     lines += _reward_time_lines(run.reward_time(), args.metrics)
-    lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags()]
-    return page, lines + _audit_lines(audit), run.to_dict() | _audit_numbers(audit)
+    audited = audit if audit.rows or audit.unreadable else None
+    lines += [f"flag {f.kind} ({f.data_source}): {f.message}" for f in run.flags(audited)]
+    return page, lines + _audit_lines(audit), run.to_dict(audited) | _audit_numbers(audit)
 
 
 def _commonest(steps) -> str:

@@ -388,3 +388,22 @@ def test_report_of_scored_rows_with_damaged_results(tmp_path, capsys):
     assert audit["skipped"] == 2
     assert "our score 'high' is not a number" in audit["skipped_messages"][0]
     assert audit["sources"]["openai/gsm8k"]["correct_but_unpaid"] == 1
+
+
+def test_the_audit_findings_are_flags_of_the_run_report(dump, tmp_path, capsys):
+    """A page must not say "No trouble pattern found" above an audit in which the run was paid for
+    wrong answers or its advantage signs changed: those findings are flags, on the page and in the summary."""
+    family, folder, written = dump
+    source = SOURCES[family]
+    page = tmp_path / "run.html"
+    assert main(["report", str(folder), "--data-source", source, "-o", str(page), "--json", "-q"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    audit = numbers["audit"]["sources"][source]
+    assert audit["groups_sign_changed_share"] >= 0.10 and audit["paid_but_wrong"] >= 0.01 * audit["judged"]
+    kinds = {f["kind"] for f in numbers["flags"] if f["data_source"] == source}
+    assert {"audit_sign_changes", "audit_paid_but_wrong"} <= kinds
+    html = page.read_text()
+    assert "No trouble pattern found" not in html and "audit_sign_changes" in html
+    assert main(["report", str(folder), "--data-source", source, "-o", str(page), "-q"]) == 0
+    assert f"flag audit_sign_changes ({source}): {audit['groups_sign_changed']} of {audit['groups']}" \
+        in capsys.readouterr().out

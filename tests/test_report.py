@@ -185,3 +185,15 @@ def test_report_renders_in_headless_chromium(tmp_path):
     colour = float((pixels.max(axis=2) - pixels.min(axis=2) > 80).mean())
     assert ink > 0.03, f"page looks empty: {ink:.2%} non-white pixels"
     assert colour > 0.01, f"no chart colours on the page: {colour:.2%} saturated pixels"
+
+
+def test_a_one_value_histogram_names_only_that_value():
+    """All rewards equal: one bar, one tick naming the value, not an axis spanning 0.6-1.4."""
+    from rewards.reporting.charts import source_figure
+
+    report = Report()
+    for i in range(12):
+        report.add(make_row("openai/gsm8k", {"score": 1.0, "acc": 1.0, "verdict": "correct"}, "#### 1"))
+    hist = source_figure(report.sources["openai/gsm8k"]).axes[0]
+    assert [t.get_text() for t in hist.get_xticklabels()] == ["1"]
+    assert [p.get_height() for p in hist.patches] == [12]

@@ -360,3 +360,19 @@ def test_answers_crowding_onto_one_value_are_flagged_from_their_first_step(tmp_p
     out = capsys.readouterr().out
     assert f"commonest answer at step {STEPS}: '1'" in out and "commonest gold: 12% of prompts" in out
     assert "flag answer_crowding" in out
+
+
+def test_step_axes_show_whole_steps_only():
+    """Two or three steps: matplotlib's default ticks would read 1.25, 1.50; steps are whole numbers."""
+    from rewards.reporting.charts import run_figure
+
+    for last in (2, 3):
+        stats = RunStats()
+        for step in range(1, last + 1):
+            for i in range(4):
+                stats.add(step, Row("openai/gsm8k", float(i % 2), float(i % 2), "correct" if i % 2 else "wrong",
+                                    pred=str(i), length=10 * i, group=(step, "uid", "p"), gold="1"))
+        stats.close_step()
+        for ax in run_figure(stats.steps["openai/gsm8k"], []).axes:
+            ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+            assert ticks and all(float(t).is_integer() for t in ticks), (ax.get_title(), ticks)

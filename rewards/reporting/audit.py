@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .shapes import answer_shape
-from .stats import EPS
+from .stats import EPS, Flag
 
 PAID = 0.5
 PAID_WRONG = "paid_but_wrong"
@@ -36,6 +36,8 @@ JUDGEMENTS = frozenset({"correct", "wrong", "no_answer", "unparsable_pred"})
 EXAMPLES = 3
 EXAMPLE_CHARS = 400
 MAX_MESSAGES = 5
+FLAG_PAID_WRONG = 0.01     # a flag when this share of the judged rows was paid but is wrong ...
+FLAG_SIGN_CHANGED = 0.10   # ... or this share of the GRPO groups changes an advantage sign
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,23 @@ class Audit:
         return {"reference": self.reference, "paid_at": PAID, "skipped": self.unreadable,
                 "skipped_messages": self.messages,
                 "sources": {name: a.to_dict() for name, a in self.sources.items()}}
+
+    def flags(self) -> list[Flag]:
+        """The findings that belong beside the run's own flags: paid-but-wrong rows (the dangerous
+        direction: the run was trained to give those answers) and advantage signs that change."""
+        out = []
+        for name, a in self.to_dict()["sources"].items():
+            if a["judged"] and a[PAID_WRONG] >= FLAG_PAID_WRONG * a["judged"]:
+                out.append(Flag(name, "audit_paid_but_wrong",
+                                f"{a[PAID_WRONG]} of {a['judged']} judged rows ({a[PAID_WRONG] / a['judged']:.1%}) were "
+                                f"paid by {self.reference} and are wrong by our judgement: see the reward audit's causes"))
+            share = a["groups_sign_changed_share"]
+            if share is not None and share >= FLAG_SIGN_CHANGED:
+                out.append(Flag(name, "audit_sign_changes",
+                                f"{a['groups_sign_changed']} of {a['groups']} GRPO groups ({share:.0%}) change an "
+                                f"advantage sign between {self.reference} and ours: those groups were taught "
+                                "the other way"))
+        return out
 
     def lines(self, causes: int = 3) -> list[str]:
         """The summary: per data_source, agreement, both directions, sign changes and the top causes."""

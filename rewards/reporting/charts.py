@@ -35,13 +35,21 @@ def _new_figure(width: float, height: float):
 
 def source_chart(stats: SourceStats) -> str:
     """Reward histogram, verdict counts and accuracy by length for one data_source (base64 PNG)."""
+    return _png(source_figure(stats))
+
+
+def source_figure(stats: SourceStats):
+    """The figure behind `source_chart`: three axes side by side."""
     fig = _new_figure(13.5, 3.6)
     ax1, ax2, ax3 = fig.subplots(1, 3)
 
     low, high = min(stats.scores), max(stats.scores)
-    if high - low < EPS:
-        low, high = low - 0.5, high + 0.5
-    ax1.hist(stats.scores, bins=20, range=(low, high), color="#1565c0", edgecolor="white")
+    if high - low < EPS:  # one value: one bar, and one tick that names it (no span of values that never occurred)
+        ax1.bar([low], [len(stats.scores)], width=0.1, color="#1565c0", edgecolor="white")
+        ax1.set_xlim(low - 0.5, low + 0.5)
+        ax1.set_xticks([low], [f"{low:g}"])
+    else:
+        ax1.hist(stats.scores, bins=20, range=(low, high), color="#1565c0", edgecolor="white")
     ax1.set_title("reward distribution")
     ax1.set_xlabel("score")
     ax1.set_ylabel("responses")
@@ -68,7 +76,7 @@ def source_chart(stats: SourceStats) -> str:
     ax3.set_title("accuracy by response length (chars)")
     ax3.set_ylabel("accuracy")
     fig.tight_layout()
-    return _png(fig)
+    return fig
 
 
 def groups_chart(report: Report) -> str | None:
@@ -152,8 +160,11 @@ def run_figure(steps: list[StepSummary], wrong_answers: list[str], length_unit: 
         return bool(points)
 
     def frame(ax, title, ylabel, share=True, drawn=True, missing="no data"):
+        from matplotlib.ticker import MaxNLocator
+
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("step")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers: no 1.25, 1.50
         ax.set_ylabel(ylabel)
         if share:
             ax.set_ylim(-0.02, 1.02)

@@ -122,14 +122,14 @@ def render_run_html(run: RunStats, title: str = "Run report", notes: Iterable[st
     """The run page: trouble flags, an overview per data_source, then its per-step charts."""
     parts = _head(title, notes)
     parts.append('<h2 id="flags">Flags</h2>')
-    flags = run.flags()
+    flags = run.flags(audit if audit is not None and (audit.rows or audit.unreadable) else None)
     if flags:
         parts.append('<ul class="flags">' + "".join(
             f'<li><span class="flag">{html.escape(f.kind)}</span> ({html.escape(f.data_source)}): '
             f"{html.escape(f.message)}</li>" for f in flags) + "</ul>")
     else:
         parts.append('<p class="ok">No trouble pattern found.</p>')
-    parts.append('<p class="muted">Checked, comparing the first quarter of the steps with the last: '
+    parts.append('<p class="muted">Checked (trends compare the first quarter of the steps with the last): '
                  + "; ".join(html.escape(c) for c in CHECKS) + ".</p>")
     unjudged = [source for source, steps in run.steps.items() if not any(s.judged for s in steps)]
     if unjudged:

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import Row, percentile, zero_variance
+from .stats import Flag, Row, percentile, zero_variance
 
 TOP_KEPT = 20
 """Wrong answers kept per step; the run-level ranking sums these."""
@@ -165,13 +165,6 @@ def _concentration(counts: Counter) -> float | None:
     return sum(c for _, c in counts.most_common(TOP_ANSWERS)) / total if total else None
 
 
-@dataclass(frozen=True)
-class Flag:
-    data_source: str
-    kind: str
-    message: str
-
-
 CHECKS = (
     "one answer crowding out the others, well above the commonest gold's share of the prompts",
     "accuracy rising while the answers collapse onto a few values",
@@ -180,6 +173,8 @@ CHECKS = (
     "any unparsable_gold",
     "any NaN or infinite reward",
     "most GRPO groups with zero reward variance at the end of the run",
+    "with a reward audit: 1% or more of the judged rows paid but wrong, or 10% or more of the GRPO groups "
+    "changing an advantage sign",
 )
 """What `flags` looks for, in words, for the page."""
 
@@ -243,19 +238,20 @@ class RunStats:
                         "share": total / 1000 / seconds if seconds else None})
         return out
 
-    def flags(self) -> list[Flag]:
+    def flags(self, audit: Any = None) -> list[Flag]:
+        """The trouble patterns of the steps, then the reward audit's findings (audit.py) when given."""
         out: list[Flag] = []
         for source, steps in self.steps.items():
             out += _flags(source, steps)
-        return out
+        return out + (audit.flags() if audit is not None else [])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, audit: Any = None) -> dict[str, Any]:
         """The numbers behind the page, for scripts and tests."""
         return {"sources": {source: {"how": dict(self.how[source]), "steps": [vars(s) for s in steps],
                                      "top_wrong": self.top_wrong(source)}
                             for source, steps in self.steps.items()},
                 "reward_time": self.reward_time(),
-                "flags": [vars(f) for f in self.flags()]}
+                "flags": [vars(f) for f in self.flags(audit)]}
 
 
 STEP_TIMES = ("timing_s/step", "timing_s/testing")

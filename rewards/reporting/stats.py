@@ -77,6 +77,15 @@ def group_key(record: Mapping[str, Any]) -> tuple | None:
     return (step, "prompt", _text(prompt))
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A trouble pattern found in a run (runs.py) or by its reward audit (audit.py)."""
+
+    data_source: str
+    kind: str
+    message: str
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
