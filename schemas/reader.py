@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import sys
 import zlib
@@ -255,10 +256,26 @@ def _folder_rows(folder: Path, steps: list[tuple[int, Path]]) -> Iterator[InputR
         yield from _closing(raw, _stream_rows(_text_stream(raw, str(path)), str(path), step))
 
 
+def arrow_file(path: str | Path):
+    """`path` opened as Arrow's own file, for every pyarrow reader. Never a Python file object:
+    Arrow reads one, and frees the bytes it read, on its own I/O threads, which must take the GIL,
+    and a thread still doing so while the interpreter exits aborts the process ("terminate called
+    without an active exception", exit 134, after the work is done). The name goes as bytes, so a
+    name that is not UTF-8 opens too."""
+    import pyarrow as pa
+
+    try:
+        return pa.OSFile(os.fsencode(path))
+    except OSError as exc:
+        reason = "no such file" if isinstance(exc, FileNotFoundError) else (
+            os.strerror(exc.errno) if exc.errno else first_line(exc))
+        raise UnreadableFile(f"cannot open {path}: {reason}") from None
+
+
 def _parquet_rows(path: Path) -> Iterator[InputRow]:
     import pyarrow.parquet as pq
 
-    handle = _open(path)  # opened here: pyarrow cannot encode a file name that is not UTF-8
+    handle = arrow_file(path)
     try:
         parquet = pq.ParquetFile(handle)
     except Exception as exc:

@@ -130,19 +130,19 @@ def read_table(path: str | Path) -> pa.Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .reader import arrow_file, read_rows
+
     path = Path(path)
     if path.suffix.lower() not in JSON_SUFFIXES:
-        with open(path, "rb") as handle:  # opened here: pyarrow cannot encode a name that is not UTF-8
+        with arrow_file(path) as handle:
             return pq.read_table(handle)
     import pyarrow.json as pj
-
-    from .reader import read_rows
 
     for item in read_rows(path):
         if item.problem is not None:
             raise RowFileError(item.problem)
     try:
-        with open(path, "rb") as handle:
+        with arrow_file(path) as handle:
             return pj.read_json(handle)
     except pa.ArrowInvalid as exc:  # every line is an object: the rows disagree on a column's type
         raise RowFileError(f"{path}: {str(exc).splitlines()[0]}") from None

@@ -2,6 +2,7 @@
 gzip and parquet by content, folders of verl step dumps in step order, streaming."""
 
 import gzip
+import io
 import json
 import tracemalloc
 
@@ -141,3 +142,39 @@ def test_property_score_gives_one_result_per_row_in_order(lines):
         assert result["verdict"] in {"correct", "wrong", "no_answer", "unparsable_pred", "unparsable_gold",
                                      "timeout", "error"}
         assert (item.error is None) or result["verdict"] == "error"
+
+
+def test_no_arrow_thread_reads_a_python_file_object(tmp_path, monkeypatch):
+    """Arrow reads a Python file object from its own I/O threads, which must take the GIL: one still
+    doing so at interpreter exit aborted `rewards validate` after its work was done (exit 134,
+    "terminate called without an active exception"). Every pyarrow reader gets Arrow's own file."""
+    import builtins
+    import threading
+
+    from schemas.verl_row import make_row, read_table, write_parquet
+
+    caller, foreign, real_open = threading.get_ident(), [], builtins.open
+
+    class Watched(io.FileIO):
+        def readinto(self, b):
+            if threading.get_ident() != caller:
+                foreign.append(self.name)
+            return super().readinto(b)
+
+        def read(self, size=-1):
+            if threading.get_ident() != caller:
+                foreign.append(self.name)
+            return super().read(size)
+
+    def watched_open(file, mode="r", *args, **kwargs):
+        mine = mode == "rb" and str(tmp_path) in str(file)
+        return Watched(file, "rb") if mine else real_open(file, mode, *args, **kwargs)
+
+    rows = [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"q{i}"}],
+                     ground_truth=str(i), extra_info={"split": "train", "index": i}) for i in range(50)]
+    write_parquet(rows, tmp_path / "rows.parquet")
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setattr(builtins, "open", watched_open)
+    assert len(list(read_rows(tmp_path / "rows.parquet"))) == 50
+    assert read_table(tmp_path / "rows.parquet").num_rows == read_table(tmp_path / "rows.jsonl").num_rows == 50
+    assert foreign == []
