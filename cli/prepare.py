@@ -90,6 +90,10 @@ def run(args) -> int:
         print(f"  skipped {skip['source_split']} row {skip['source_index']}: {skip['reason']}", file=sys.stderr)
     if manifest["skipped"] > 5:
         print(f"  ... {manifest['skipped'] - 5} more skipped rows listed in manifest.json", file=sys.stderr)
+    for flag in manifest["flagged_rows"][:5]:
+        print(f"  flagged {flag['source_split']} row {flag['source_index']}: {flag['reason']}", file=sys.stderr)
+    if manifest["flagged"] > 5:
+        print(f"  ... {manifest['flagged'] - 5} more flagged rows listed in manifest.json", file=sys.stderr)
     print(f"  content sha256 {manifest['content_sha256'][:16]}…")
     return 0
 

@@ -19,8 +19,9 @@ OPENR1_COLUMNS = ("problem", "solution", "answer", "problem_type", "question_typ
                   "finish_reasons", "correctness_count", "messages")
 
 
-def answer_gold(raw: Mapping[str, Any]) -> str:
-    """The `answer` column, else the solution's last box; SkipRow when neither is a checkable answer."""
+def answer_gold(raw: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The `answer` column, else the solution's box (with `boxed_gold`'s flag); SkipRow when neither
+    is a checkable answer."""
     from .hendrycks_math import boxed_gold
 
     answer = raw.get("answer")
@@ -28,7 +29,7 @@ def answer_gold(raw: Mapping[str, Any]) -> str:
     if text.lower() in UNCHECKABLE or raw.get("question_type") == "proof":
         raise SkipRow(f"no checkable answer (answer {text[:40]!r}, question_type {raw.get('question_type')!r})")
     if text:
-        return text
+        return text, None
     return boxed_gold(raw)
 
 
@@ -38,7 +39,8 @@ def extract(raw: Mapping[str, Any]) -> Extracted:
     for key in ("problem_type", "question_type", "source", "uuid"):
         if raw.get(key) is not None:
             extra[key] = str(raw[key])
-    return Extracted(question, answer_gold(raw), extra)
+    gold, flag = answer_gold(raw)
+    return Extracted(question, gold, extra, flag=flag)
 
 
 DEEPSCALER = Family(

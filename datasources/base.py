@@ -29,6 +29,8 @@ class Extracted:
     """A prompt the row already has (sets published in verl's format); no template is applied."""
     data_source: str | None = None
     """The row's own data_source (verl-format sets), kept unless --data-source relabels the rows."""
+    flag: str | None = None
+    """Why this row's gold deserves a look (it is kept): listed in the manifest's `flagged_rows`."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class Converted:
     rows: list[dict[str, Any]]
     skipped: list[dict[str, Any]]
     """`{"source_index", "reason"}` for every raw row that produced no training row."""
+    flagged: list[dict[str, Any]] = field(default_factory=list)
+    """`{"source_index", "index", "reason"}` for every row kept with a flag (`Extracted.flag`)."""
 
 
 def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source: str, template: Template,
@@ -97,21 +101,35 @@ def convert(dataset: Iterable[Mapping[str, Any]], family: Family, *, data_source
     A row that carries its own data_source (verl-format sets) keeps it unless `relabel`."""
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
+    flagged: list[dict[str, Any]] = []
     for raw, source_index in zip(_raw_rows(dataset), source_indices):
         if progress is not None:
             progress(1)
         try:
             item = family.extract(raw)
+            _check_gold(item.gold, family.answer_format)
         except SkipRow as exc:
             skipped.append({"split": split, "source_index": source_index, "reason": str(exc)})
             continue
         prompt = item.prompt or build_prompt(template, item.question, answer_format=family.answer_format,
                                              system=system)
+        if item.flag:
+            flagged.append({"split": split, "source_index": source_index, "index": len(rows), "reason": item.flag})
         extra = {"split": split, "index": len(rows), "source_index": source_index, **item.extra}
         source = data_source if relabel or not item.data_source else item.data_source
         rows.append(make_row(data_source=source, prompt=prompt, ground_truth=item.gold,
                              extra_info=extra, ability=ability, images=item.images))
-    return Converted(rows, skipped)
+    return Converted(rows, skipped, flagged)
+
+
+def _check_gold(gold: str, answer_format: str) -> None:
+    """A gold no answer can match (`\\frac{1}{}`) is skipped here, by the rule `rewards validate`
+    and `rewards train` refuse it by, so prepare never writes a file they refuse."""
+    from rewards.math.wellformed import gold_defect
+
+    defect = gold_defect(gold) if answer_format == "boxed" else None
+    if defect:
+        raise SkipRow(f"gold {gold[:80]!r} can never be matched: {defect}")
 
 
 def _raw_rows(dataset: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:

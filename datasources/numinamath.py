@@ -14,9 +14,9 @@ from .hendrycks_math import boxed_gold
 
 def extract(raw: Mapping[str, Any]) -> Extracted:
     question = text_field(raw, "problem")
-    return Extracted(question, boxed_gold({"solution": raw.get("solution")}),
-                     {"question": question, "solution": str(raw.get("solution") or ""),
-                      "source": str(raw.get("source") or "")})
+    gold, flag = boxed_gold({"solution": raw.get("solution")})
+    return Extracted(question, gold, {"question": question, "solution": str(raw.get("solution") or ""),
+                                      "source": str(raw.get("source") or "")}, flag=flag)
 
 
 FAMILY = Family(

@@ -83,6 +83,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
 
     outputs: dict[str, dict[str, Any]] = {}
     all_skipped: list[dict[str, Any]] = []
+    all_flagged: list[dict[str, Any]] = []
     results: dict[str, list[dict[str, Any]]] = {}
     for out_split, source_split, indices_filter in plan:
         dataset = _undecoded_images(splits[source_split])
@@ -99,6 +100,7 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
                             progress=update, relabel=bool(opts.data_source))
         results[out_split] = converted.rows
         all_skipped.extend({**s, "source_split": source_split} for s in converted.skipped)
+        all_flagged.extend({**s, "source_split": source_split} for s in converted.flagged)
         outputs[OUTPUT_FILES[out_split]] = {"rows": len(converted.rows), "source_split": source_split,
                                             "skipped": len(converted.skipped)}
     if not any(results.values()):
@@ -126,6 +128,8 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
         "files": outputs,
         "skipped": len(all_skipped),
         "skipped_rows": all_skipped[:MAX_LISTED_SKIPS],
+        "flagged": len(all_flagged),
+        "flagged_rows": all_flagged[:MAX_LISTED_SKIPS],
         "content_sha256": digest.hexdigest(),
         "created_by": f"verl-rewards {_version()}",
     }

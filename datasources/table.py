@@ -18,13 +18,10 @@ def _raw(text: str) -> str:
     return text.strip()
 
 
-def _boxed(text: str) -> str:
-    from rewards.math.extract import last_boxed
+def _boxed(text: str) -> tuple[str, str | None]:
+    from .hendrycks_math import the_box
 
-    gold = last_boxed(text)
-    if gold is None or not gold.strip():
-        raise SkipRow("no closed \\boxed{} answer")
-    return gold.strip()
+    return the_box(text)
 
 
 def _gsm8k(text: str) -> str:
@@ -43,7 +40,7 @@ def _last_number(text: str) -> str:
     return format_number(value)
 
 
-EXTRACTORS: dict[str, Callable[[str], str]] = {
+EXTRACTORS: dict[str, Callable[[str], str | tuple[str, str | None]]] = {
     "raw": _raw,            # the column is the answer itself
     "boxed": _boxed,        # the last \boxed{} of a worked solution
     "gsm8k": _gsm8k,        # the number after the last ####
@@ -67,7 +64,9 @@ def make_family(question_field: str, answer_field: str, *, extractor: str = "raw
             if name not in raw:
                 raise SkipRow(f"field {name!r} (from --keep) is missing")
             extra[name] = raw[name]
-        return Extracted(question, read_gold(answer), extra)
+        gold = read_gold(answer)
+        gold, flag = gold if isinstance(gold, tuple) else (gold, None)
+        return Extracted(question, gold, extra, flag=flag)
 
     return Family(
         name="table",

@@ -16,7 +16,8 @@ from .hendrycks_math import boxed_gold
 
 def extract(raw: Mapping[str, Any]) -> Extracted:
     question = text_field(raw, "problem")
-    return Extracted(question, boxed_gold(raw), {"question": question, "solution": raw.get("solution") or ""})
+    gold, flag = boxed_gold(raw)
+    return Extracted(question, gold, {"question": question, "solution": raw.get("solution") or ""}, flag=flag)
 
 
 FAMILY = Family(

@@ -102,6 +102,30 @@ def test_bad_rows_are_skipped_with_their_reason_and_the_rest_kept(tmp_path):
         [(1, "answer has no `####` line"), (2, "field 'question' is empty")]
 
 
+def test_golds_validate_refuses_are_skipped_and_different_boxes_are_flagged(tmp_path, capsys):
+    """prepare writes no row that `validate` (and so `train`) refuses: it is a skipped row, its
+    reason in the manifest. A solution whose boxes hold different answers keeps its last box, the
+    row listed in the manifest's `flagged_rows` and on stderr, never silently."""
+    src = tmp_path / "math.jsonl"
+    solutions = ["So $x=\\boxed{3}$.", "The ratio is $\\boxed{\\frac{1}{}}$.",
+                 "Either $\\boxed{1}$ or $\\boxed{2}$.", "First $\\boxed{5}$; checking, $\\boxed{5}$.",
+                 "Half: $\\boxed{\\frac{1}{2}}$."]
+    src.write_text("".join(json.dumps({"problem": f"Problem {i}?", "solution": s, "level": "Level 1",
+                                       "type": "Algebra"}) + "\n" for i, s in enumerate(solutions)))
+    assert main(["prepare", str(src), "-o", str(tmp_path / "out"), "--family", "math"]) == 0
+    err = capsys.readouterr().err
+    m = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert m["files"]["train.parquet"]["rows"] == 4 and m["skipped"] == 1 and m["flagged"] == 1
+    assert [(s["source_index"], s["reason"]) for s in m["skipped_rows"]] == [
+        (1, "gold '\\\\frac{1}{}' can never be matched: an empty argument: `\\frac{1}{}`")]
+    flag = "2 different boxed answers ('1', '2'); the gold is the last"
+    assert [(f["source_index"], f["index"], f["reason"]) for f in m["flagged_rows"]] == [(2, 1, flag)]
+    assert f"flagged train row 2: {flag}" in err
+    golds = [r["reward_model"]["ground_truth"] for r in pq.read_table(tmp_path / "out" / "train.parquet").to_pylist()]
+    assert golds == ["3", "2", "5", "\\frac{1}{2}"]
+    assert main(["validate", str(tmp_path / "out"), "-q"]) == 0, capsys.readouterr().out
+
+
 def test_x_r1_can_be_relabelled_and_unregistered_names_are_refused(tmp_path):
     m = prepare(PrepareOptions(source=str(HUB / "xiaodongguaAIGC/X-R1-750"), out=str(tmp_path / "a"),
                                data_source="lighteval/MATH"))
