@@ -407,3 +407,22 @@ def test_the_audit_findings_are_flags_of_the_run_report(dump, tmp_path, capsys):
     assert main(["report", str(folder), "--data-source", source, "-o", str(page), "-q"]) == 0
     assert f"flag audit_sign_changes ({source}): {audit['groups_sign_changed']} of {audit['groups']}" \
         in capsys.readouterr().out
+
+
+def test_the_summary_always_lists_every_paid_but_wrong_cause():
+    """Four large correct-but-unpaid causes and two small paid-but-wrong ones: the three largest
+    alone would hide the dangerous direction; the summary lists both paid-but-wrong causes."""
+    audit = Audit("the input's reward")
+    unpaid = {"dollar": "#### $12", "thousands_separator": "#### 1,200", "unit": "#### 12 dollars",
+              "marker_spacing": "####12"}
+    for shape, response in unpaid.items():
+        for _ in range(10):
+            audit.add(Comparison("openai/gsm8k", 0.0, 1.0, "correct", response=response, gold="12",
+                                 answer_format="gsm8k", pred="12"))
+    for response in ("#### 12 or 13", "<think>#### 12</think>\nI am not sure."):
+        audit.add(Comparison("openai/gsm8k", 1.0, 0.0, "wrong", response=response, gold="12",
+                             answer_format="gsm8k", pred="13"))
+    lines = audit.lines()
+    listed = [line for line in lines if line.startswith("      ")]
+    assert sum("paid_but_wrong" in line for line in listed) == 2
+    assert sum("correct_but_unpaid" in line for line in listed) == 3

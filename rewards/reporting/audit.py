@@ -216,7 +216,8 @@ class Audit:
         return out
 
     def lines(self, causes: int = 3) -> list[str]:
-        """The summary: per data_source, agreement, both directions, sign changes and the top causes."""
+        """The summary: per data_source, agreement, both directions, sign changes, every paid-but-wrong
+        cause (those answers were taught) and the `causes` largest correct-but-unpaid ones."""
         self.finish()
         out = [f"reward audit: {self.reference} against our verdicts (paid = reward >= {PAID})"]
         for name, a in self.sources.items():
@@ -228,7 +229,9 @@ class Audit:
                       f"({d['groups_sign_changed_share']:.1%}) change an advantage sign" if d["groups"] else "")
             out.append(f"  {name}: {d['judged']} judged rows, {d['disagreement_rate']:.1%} disagree: "
                        f"paid but wrong {d[PAID_WRONG]}, correct but unpaid {d[UNPAID_CORRECT]}{groups}")
-            for cause in sorted(d["causes"], key=lambda c: -c["rows"])[:causes]:
+            ranked = sorted(d["causes"], key=lambda c: -c["rows"])
+            paid = [c for c in ranked if c["direction"] == PAID_WRONG]  # the dangerous direction: always all
+            for cause in paid + [c for c in ranked if c["direction"] != PAID_WRONG][:causes]:
                 out.append(f"    {cause['rows']:>7}  {cause['direction']}: {cause['verdict']}, {cause['shape']}")
         if self.unreadable:
             out.append(f"  {self.unreadable} row(s) not compared; first: {self.messages[0]}")
