@@ -46,8 +46,12 @@ WORDS_WRONG = [
     (r"\textbf{ddo}", r"\text{odd}"),
     (r"\mathrm{owt}", r"\text{two}"),
     (r"\text{BAC}", r"\text{ABC}"),
+    (r"\text{eon } 3", r"\text{one } 3"),
+    (r"\text{odd}+1", r"\text{dod}+1"),
+    (r"\frac{eon}{one}", r"1"),
+    (r"\frac{\text{tow}}{\text{two}}", r"1"),
 ]
-WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two")]
+WORDS_RIGHT = [(r"\text{YES}", r"\text{yes}"), (r"\text{two}", r"two"), (r"3abc", r"3abc"), (r"abc+1", r"1+abc")]
 
 # Only the roots of one unknown (`x=1, x=2`) are unordered; labelled terms keep their labels.
 LABELS_WRONG = [

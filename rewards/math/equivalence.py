@@ -40,6 +40,7 @@ _CHOICE = re.compile(r"\(?([A-E])\)?")
 _CHOICE_PREFIX = re.compile(r"\(([A-E])\)")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z' \-]*")
 _WORD_RUN = re.compile(r"[A-Za-z]{3,}")
+_BARE_RUN = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{3,}")
 _BARE_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
 _RELATION = re.compile(r"\\neq(?![a-zA-Z])|=/=|!=|<>")  # relations that deny an equation
 _LEAD_WORD = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+(?![a-zA-Z])")  # `Answer \frac12`: lead-in words open the side
@@ -201,6 +202,16 @@ def value_verdict(pred: str, gold: str) -> tuple[Tri, str]:
     left to sympy."""
     if pred == gold:
         return True, "string"
+    pred_words, gold_words = word_runs(pred), word_runs(gold)
+    if pred_words != gold_words:  # `eon3` is not `one3`, nor `\frac{eon}{one}` 1: words are not products
+        if pred_words and gold_words:
+            return False, "string"
+        verdict, how = _value_verdict(pred, gold)
+        return (None, "sympy") if verdict else (verdict, how)  # the worker refuses the words
+    return _value_verdict(pred, gold)
+
+
+def _value_verdict(pred: str, gold: str) -> tuple[Tri, str]:
     if "=" in pred and "=" in gold:
         return _equation_verdict(pred, gold)
     p, g = exact_value(pred), exact_value(gold)
@@ -284,6 +295,13 @@ def is_words(text: str) -> bool:
     `eon` equal to `one`. Runs of one or two letters stay algebra (`ab` is a product).
     """
     return bool(_WORDS.fullmatch(text)) and bool(_WORD_RUN.search(text))
+
+
+def word_runs(text: str) -> list[str]:
+    """The runs of three letters or more in `text` outside LaTeX commands, case-folded and sorted:
+    words, which must appear as written on both sides (read as products of variables, `eon`
+    and `one` would be equal)."""
+    return sorted(w.casefold() for w in _BARE_RUN.findall(_COMMAND_ARGUMENT.sub(" ", text)))
 
 
 def has_word(text: str) -> bool:

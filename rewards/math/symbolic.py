@@ -24,7 +24,7 @@ from sympy.core.relational import Relational
 
 from ..number_text import approximation_digits, parse_number
 from ..result import Verdict
-from .equivalence import compare, fast_value_eq, has_word
+from .equivalence import compare, fast_value_eq, has_word, word_runs
 from .structure import parse
 
 CORRECT, WRONG = Verdict.CORRECT, Verdict.WRONG
@@ -80,6 +80,9 @@ def symbolic_verdict(pred: str, gold: str) -> Verdict:
         fast = fast_value_eq(p, g)
         if fast is True or (fast is False and approximation_digits(g) is None):
             return fast
+        if word_runs(p) != word_runs(g):
+            tracker.pred_failed = True  # words on one side only: never read as a product of letters
+            return False
         gold_expr = to_sympy(g)
         if gold_expr is _FAILED:
             raise _GoldUnparsable(g)
