@@ -1,5 +1,8 @@
 """Where a command writes: one path for every output (`-o` of score, report and merge, `train --emit`).
 
+Rows (`score -o`) go out by the target's extension (`open_rows`): `.parquet` is one parquet table,
+anything else JSON lines (gzip for `.gz`), with the same columns either way.
+
 What `open_output` does with each kind of target (docs/cli.md states the same rules):
 - `-`: standard output.
 - a name that does not exist, or a regular file (also through a symlink, whose target is replaced and
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import stat
 import sys
@@ -27,9 +31,10 @@ import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, Mapping, TextIO
 
 from schemas.reader import STEP_FILE
+from schemas.rollouts import json_form, json_line
 
 from .errors import CommandError
 from .terminal import Wrapper, unfiltered
@@ -53,6 +58,7 @@ class Format:
 JSON_LINES = Format("JSON lines", (".jsonl", ".json", ".ndjson", ".txt"), gzip=True)
 HTML = Format("an HTML page", (".html", ".htm"))
 SCRIPT = Format("a bash script", (".sh", ".bash"), executable=True)
+PARQUET = Format("parquet", (".parquet",))
 # Extensions that name a format: a target ending in one its command does not write is refused.
 KNOWN_SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".txt", ".html", ".htm", ".sh", ".bash", ".parquet",
                             ".csv", ".tsv", ".arrow", ".yaml", ".yml", ".py", ".gz", ".bz2", ".xz", ".zst",
@@ -112,6 +118,53 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
     stack.callback(_finish, sink, target, mode)
     stack.push(lambda kind, *_: _discard(sink) if kind is not None else None)  # runs first: on error, no rename
     return sink
+
+
+def open_rows(stack: ExitStack, path: str, *, flag: str = "-o",
+              inputs: Iterable[str | os.PathLike | None] = ()) -> Callable[[Mapping[str, Any]], None]:
+    """A `write(row)` onto `path` by the rules above: `.parquet` collects the rows and writes them as
+    one table when the command finishes (`rows_table`: held in memory until then); anything else
+    streams JSON lines (`.gz`: gzip)."""
+    parquet = path != "-" and Path(path).suffix.lower() == PARQUET.suffixes[0]
+    sink = open_output(stack, path, PARQUET if parquet else JSON_LINES, flag=flag, inputs=inputs)
+    if not parquet:
+        return lambda row: _write_json_line(sink, row)
+    rows: list[Mapping[str, Any]] = []
+    stack.push(lambda kind, *_: sink.write_bytes(_parquet_bytes(rows)) if kind is None else None)  # before the rename
+    return rows.append
+
+
+def rows_table(rows: list[Mapping[str, Any]]):
+    """The rows as an arrow table: every key a column (in first-seen order), a row without it null.
+    A column arrow cannot type as one (text in one row, a mapping in another; a lone surrogate) is
+    the JSON text of each value, as the JSON lines output spells it."""
+    import pyarrow as pa
+
+    columns = {}
+    for name in dict.fromkeys(key for row in rows for key in row):
+        values = [row.get(name) for row in rows]
+        try:
+            columns[name] = pa.array(values)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            columns[name] = pa.array([None if v is None else json.dumps(v, default=json_form) for v in values],
+                                     pa.string())
+    return pa.table(columns)
+
+
+def _parquet_bytes(rows: list[Mapping[str, Any]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = pa.BufferOutputStream()  # built in memory by Arrow; written to the target by the one sink
+    pq.write_table(rows_table(rows), out)
+    return out.getvalue().to_pybytes()
+
+
+def _write_json_line(sink: TextIO, row: Mapping[str, Any]) -> None:
+    try:
+        sink.write(json_line(row) + "\n")
+    except UnicodeEncodeError:  # a lone surrogate ("\\ud800" in the input): keep it as an escape
+        sink.write(json_line(row, ascii=True) + "\n")
 
 
 def write_output(path: str, text: str, fmt: Format, *, flag: str = "-o",
@@ -209,6 +262,12 @@ class _Guarded(Wrapper):
     def flush(self) -> None:
         with self._named_errors():
             self.stream.flush()
+
+    def write_bytes(self, data: bytes) -> None:
+        """Bytes (a parquet file) after whatever text was written."""
+        with self._named_errors():
+            self.stream.flush()
+            self.stream.buffer.write(data)
 
     @contextmanager
     def _named_errors(self) -> Iterator[None]:

@@ -3,7 +3,8 @@
 Input is read by schemas/reader.py: JSONL, gzip JSONL, parquet, or a folder of verl step dumps.
 Every input line yields exactly one output line, in order: a line that cannot be read or scored
 becomes a row with verdict `error` and a message naming the file and line, so nothing is lost.
-The output is written to a temporary file and renamed at the end; it may never be the input.
+The output (JSON lines, or parquet by its extension: cli/output.py) is written to a temporary file
+and renamed at the end; it may never be the input.
 
 Exit status: 0 when at least one row was scored (failed rows are summarised on stderr), 1 when no
 row could be scored, 2 for a usage error or a file that cannot be read or written.
@@ -15,17 +16,17 @@ import json
 import sys
 from contextlib import ExitStack
 from itertools import islice
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, Iterable, Iterator
 
 from rewards import Sample, UnknownDataSourceError, score_batch
 from rewards.registry import get_scorer
 from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
-from schemas.rollouts import RecordError, data_source_of, json_line, read_record, write_record
+from schemas.rollouts import RecordError, data_source_of, read_record, write_record
 
 from .audit import Auditor, add_audit_flags, audited, score_chunk_against
 from .errors import CommandError
-from .output import JSON_LINES, open_output, refuse_overwriting_input
+from .output import open_rows, refuse_overwriting_input
 from .plugins import add_import_flag
 from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
@@ -45,7 +46,8 @@ def register(sub) -> None:
         epilog="exit status: 0 at least one row scored (failures summarised on stderr); 1 no row could "
                "be scored; 2 usage error, or a file that cannot be read or written")
     p.add_argument("file", help="input file or folder of step dumps ('-' for standard input)")
-    p.add_argument("-o", "--output", help="write every input row with the result keys added ('-' for stdout)")
+    p.add_argument("-o", "--output", help="write every input row with the result keys added: JSON lines "
+                                          "(.gz: gzip), or a .parquet table ('-' for stdout)")
     p.add_argument("--data-source", help="data_source for rows that have none (verl rollout dumps)")
     add_settings_flags(p)
     add_audit_flags(p)
@@ -88,7 +90,7 @@ def _run(args) -> int:
     except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
-        sink = open_output(stack, args.output, JSON_LINES, inputs=[args.file]) if args.output else None
+        write = open_rows(stack, args.output, inputs=[args.file]) if args.output else None
         rows = _with_progress(stack, rows, args)
         if args.ray is not None:
             scored = score_rows_ray(rows, args.data_source, settings_from(args), args.ray, args.workers,
@@ -102,8 +104,8 @@ def _run(args) -> int:
                     n_errors += 1
                     if len(errors) < MAX_LISTED_ERRORS:
                         errors.append(result["error"])
-                if sink is not None:
-                    _write_line(sink, _output_row(item, row, result, args.data_source))
+                if write is not None:
+                    write(_output_row(item, row, result, args.data_source))
         except UnreadableFile as exc:  # a gzip or parquet stream damaged part-way
             raise CommandError(str(exc)) from None
     report = sys.stderr if args.output == "-" else sys.stdout
@@ -258,13 +260,6 @@ def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: s
     if item.step is not None:
         out.setdefault("step", item.step)
     return out
-
-
-def _write_line(sink: TextIO, row: dict[str, Any]) -> None:
-    try:
-        sink.write(json_line(row) + "\n")
-    except UnicodeEncodeError:  # a lone surrogate ("\\ud800" in the input): keep it as an escape
-        sink.write(json_line(row, ascii=True) + "\n")
 
 
 def _source_label(row: Any, default: str | None) -> str:

@@ -123,16 +123,36 @@ def test_an_existing_file_keeps_its_mode_and_a_new_one_gets_the_umask(tmp_path, 
     assert stat.S_IMODE((tmp_path / "new.jsonl").stat().st_mode) == 0o640
 
 
-def test_gz_is_gzip_and_other_formats_are_refused(tmp_path, capsys):
-    source = str(rows_file(tmp_path / "in.jsonl", 3))
-    assert main(["score", source, "-o", str(tmp_path / "out.jsonl.gz"), "-q"]) == 0
-    assert len(gzip.decompress((tmp_path / "out.jsonl.gz").read_bytes()).splitlines()) == 3
-    for name in ("out.parquet", "out.csv", "out.jsonl.zst", "page.html"):
+def test_gz_is_gzip_parquet_is_parquet_and_other_formats_are_refused(tmp_path, capsys):
+    """`score -o` writes what the name says, the same rows and columns in each format (a verl user's
+    data is parquet); a name that says another format is refused."""
+    import pyarrow.parquet as pq
+
+    from schemas.reader import read_rows
+
+    rows = [{**ROW, "meta": "x"}, {**ROW, "response": "no answer"}, "not an object",
+            {**ROW, "extra_info": {"index": 3}, "meta": {"a": 1}}]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows) + "{broken\n")
+    written = {}
+    for name in ("out.jsonl", "out.jsonl.gz", "out.parquet"):
+        assert main(["score", str(source), "-o", str(tmp_path / name), "-q"]) == 0
+        written[name] = [r.value for r in read_rows(tmp_path / name)]
+    assert len(gzip.decompress((tmp_path / "out.jsonl.gz").read_bytes()).splitlines()) == 5
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.num_rows == 5 and set(table.column_names) == {k for r in written["out.jsonl"] for k in r}
+    assert written["out.jsonl.gz"] == written["out.jsonl"]
+    keys = ("data_source", "score", "verdict", "extra_info")
+    assert [{k: r.get(k) for k in keys} for r in written["out.parquet"]] == \
+        [{k: r.get(k) for k in keys} for r in written["out.jsonl"]]
+    assert written["out.parquet"][2]["input"] == written["out.jsonl"][2]["input"] == "not an object"
+    assert [r["meta"] for r in written["out.parquet"]] == ['"x"', None, None, '{"a": 1}', None]  # mixed: JSON
+    for name in ("out.parquet.gz", "out.csv", "out.jsonl.zst", "page.html"):
         capsys.readouterr()
-        assert main(["score", source, "-o", str(tmp_path / name), "-q"]) == 2
-        assert "writes JSON lines" in capsys.readouterr().err
+        assert main(["score", str(source), "-o", str(tmp_path / name), "-q"]) == 2
+        assert "writes JSON lines" in capsys.readouterr().err or name.endswith(".parquet.gz")
         assert not (tmp_path / name).exists()
-    assert main(["report", source, "-o", str(tmp_path / "r.jsonl"), "-q"]) == 2
+    assert main(["report", str(source), "-o", str(tmp_path / "r.jsonl"), "-q"]) == 2
     assert "writes an HTML page" in capsys.readouterr().err
     assert leftovers(tmp_path) == []
 
