@@ -369,3 +369,12 @@ def test_a_format_rule_the_prompts_do_not_ask_for_is_flagged(tmp_path, rule, tem
     assert bool(found) == flagged, found
     if flagged and rule == "think_answer":
         assert "none of its 256 prompts" in found[0] and "--template r1_tags" in found[0]
+
+
+def test_a_tiny_model_is_counted_in_millions(tmp_path):
+    """`rewards tiny-model`'s 4.3 M parameters read `0.00 B` in the plan; large models keep B."""
+    from cli.launch.model import parameter_count
+
+    shape = shape_from_config(read_config(_tiny_config(tmp_path, 259)))
+    assert shape.describe().endswith(f"{shape.params / 1e6:.1f} M parameters") and "0.00 B" not in shape.describe()
+    assert [parameter_count(n) for n in (596_049_920, 4_300_000, 980_000, 12)] == ["0.60 B", "4.3 M", "980 K", "12"]

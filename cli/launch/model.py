@@ -34,6 +34,16 @@ class VisionShape:
     params: int
 
 
+def parameter_count(n: int) -> str:
+    """A parameter count in the unit that keeps its digits: `0.60 B` from 0.1 B up, `4.3 M` below
+    (a tiny model read `0.00 B`), `980 K`."""
+    if n >= 1e8:
+        return f"{n / 1e9:.2f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} M"
+    return f"{n / 1e3:.0f} K" if n >= 1e3 else str(n)
+
+
 @dataclass(frozen=True)
 class ModelShape:
     """What the planner needs to know about a model; `params` counts every weight once."""
@@ -62,10 +72,10 @@ class ModelShape:
 
     def describe(self) -> str:
         tied = "tied" if self.tie_embeddings else "untied"
-        vision = f", vision tower {self.vision.params / 1e9:.2f} B" if self.vision else ""
+        vision = f", vision tower {parameter_count(self.vision.params)}" if self.vision else ""
         return (f"{self.layers} layers, {self.heads} heads / {self.kv_heads} KV heads, hidden {self.hidden}, "
                 f"MLP {self.intermediate}, vocab {self.vocab} ({tied} embeddings), "
-                f"{self.params / 1e9:.2f} B parameters{vision}")
+                f"{parameter_count(self.params)} parameters{vision}")
 
 
 def shape_from_config(config: Mapping[str, Any]) -> ModelShape:
