@@ -109,7 +109,7 @@ _RELATIONS = [(re.compile(p), r) for p, r in [
     (r"\\lbrack(?![a-zA-Z])", "["), (r"\\rbrack(?![a-zA-Z])", "]"),
     (r"\\(?:infinity|infin)(?![a-zA-Z])|(?<![\\a-zA-Z])(?:infinity|inf|oo)(?![a-zA-Z])", r"\\infty "),
     (r"\+\s*\\infty", r"\\infty"), (r"\\varnothing(?![a-zA-Z])", r"\\emptyset "),
-    (r"\\dots[bc]?(?![a-zA-Z])|\\[lc]dots(?![a-zA-Z])", r"\\ldots "),
+    (r"\\dots[bc]?(?![a-zA-Z])|\\[lc]dots(?![a-zA-Z])|\.{3,}", r"\\ldots "),  # `5...` is `5 \ldots`
     (r"\\mathbb\s*\{?R\}?|\u211d", r"(-\\infty,\\infty)"),
     (r"\\langle(?![a-zA-Z])", "("), (r"\\rangle(?![a-zA-Z])", ")"),
 ]]
