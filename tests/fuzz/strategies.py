@@ -133,6 +133,7 @@ def integers(draw) -> Gold:
     b.wrong("square root of it", f"\\sqrt{{{n}}}", n > 1)
     b.wrong("reciprocal", f"{n}^{{-1}}", n not in (1, -1, 0))
     b.wrong("ellipsis", f"{n} \\ldots")
+    b.wrong("plain ellipsis", f"{n}...")
     b.wrong("prime", f"{n}'")
     b.wrong("times a power of ten", f"{n} \\times 10^{{{draw(st.integers(1, 4))}}}", n != 0)
     if n >= 10 and int(digits[1:]) != 0:
@@ -149,6 +150,11 @@ def integers(draw) -> Gold:
     b.wrong("qualified value", qualifier.format(n))
     b.wrong_text("qualified claim", f"The final answer is {draw(st.sampled_from(['at least', 'more than', 'less than', 'not', 'never']))} ${n}$.")
     b.wrong_text("scale word after the box", f"So $\\boxed{{{n}}}$ {draw(st.sampled_from(['thousand', 'million', 'dozen']))}.", n != 0)
+    b.wrong("label chain to another value", f"x = {n} = {m}")
+    b.wrong("two labelled values", f"x = {n}, y = {m}")
+    b.wrong_text("retraction after the box", f"So $\\boxed{{{n}}}$. " + draw(st.sampled_from(
+        ["Wait, that is wrong: the answer is ${}$.", "Actually, it is ${}$.", "Hmm, no. It should be ${}$.",
+         "Correction: ${}$."])).format(m))
     b.right("one-element set", f"\\{{{n}\\}}")
     b.right("trailing full stop", f"{n}.")
     b.right("unicode minus", f"−{abs(n)}", n < 0)
@@ -185,6 +191,8 @@ def decimals(draw) -> Gold:
     b.wrong("drop last digit", f"{sign}{body[:-1]}".rstrip("."))
     b.wrong("decimal comma", f"{sign}{body.replace('.', ',')}")
     b.wrong("extra item", f"{sign}{body}, {whole + 1}")
+    b.wrong("more digits to come", f"{sign}{body}...")
+    b.wrong("repeating last digit", f"{sign}{body[:-1]}\\overline{{{body[-1]}}}")
     b.right("trailing zero", f"{sign}{body}0")
     b.right("fraction", _frac(value))
     return Gold("decimal", MATH, f"{sign}{body}", tuple(b.items))
@@ -209,6 +217,10 @@ def fractions(draw) -> Gold:
     b.wrong("numerator only", str(p))
     b.wrong("extra item", f"{_frac(value)}, {_frac(value + 1)}")
     b.wrong("extra item after approximation", f"{_frac(value)} \\approx {float(value):.2f}, {p}")
+    b.wrong("ratio for a quotient", f"{p}:{q}", p > 0)
+    b.wrong("squared", f"\\left({_frac(value)}\\right)^2", abs(value) != 1)
+    b.wrong("inverse power", f"\\left({_frac(value)}\\right)^{{-1}}")
+    b.wrong("one minus it", f"1-{_frac(value)}", value != Fraction(1, 2))
     b.right("dfrac", f"\\dfrac{{{p}}}{{{q}}}")
     b.right("tfrac", f"\\tfrac{{{p}}}{{{q}}}")
     b.right("slash", f"{p}/{q}")
@@ -296,6 +308,8 @@ def pi_forms(draw) -> Gold:
     b.wrong("pi squared", over(f"{coeff}\\pi^2"))
     b.wrong("in degrees", _frac(Fraction(180 * k, m)))
     b.wrong("degree sign on radians", f"{gold}^\\circ")
+    b.wrong("varpi for pi", gold.replace("\\pi", "\\varpi"))
+    b.wrong("capital pi", gold.replace("\\pi", "\\Pi"))
     b.right("coefficient outside", f"\\frac{{{k}}}{{{m}}}\\pi" if m > 1 else f"{k}\\pi")
     b.right("dfrac", f"\\dfrac{{{k}\\pi}}{{{m}}}")
     b.right("plain text", f"{k}*pi/{m}")
@@ -328,6 +342,8 @@ def polynomials(draw) -> Gold:
     b.wrong("change the constant", _poly({**coeffs, 0: coeffs[0] + draw(st.sampled_from([-1, 1, 2]))}))
     b.wrong("raise a power", _poly({q: c for q, c in coeffs.items() if q != 2} | {3: lead}))
     b.wrong("rename the variable", _poly(coeffs, draw(st.sampled_from(["t", "y", "n"]))))
+    b.wrong("capital variable", _poly(coeffs, "X"))
+    b.wrong("equation", f"{gold}=0")
     b.wrong("drop a term", _poly({**coeffs, p: 0}), len(nonzero) > 1)
     b.wrong("extra item", f"{gold}, {_poly({**coeffs, 0: coeffs[0] + 1})}")
     order = draw(st.permutations(sorted(coeffs)))
@@ -357,7 +373,10 @@ def intervals(draw) -> Gold:
     b.wrong("union with another piece", f"{gold}\\cup({b_ + 5},{b_ + 9})")
     b.wrong("inequality in another variable",
             f"{a} {'<' if lo == '(' else chr(92) + 'le'} t {'<' if hi == ')' else chr(92) + 'le'} {b_}")
+    b.wrong("not in it", f"x \\notin {gold}")
+    b.wrong("complement", f"\\mathbb{{R}} \\setminus {gold}")
     b.right("left right", f"\\left{lo}{a}, {b_}\\right{hi}")
+    b.right("membership", f"x \\in {gold}")
     b.right("inequality", f"{a} {'<' if lo == '(' else chr(92) + 'le'} x {'<' if hi == ')' else chr(92) + 'le'} {b_}")
     return Gold("interval", MATH, gold, tuple(b.items))
 
@@ -411,6 +430,7 @@ def sets(draw) -> Gold:
     new = draw(st.integers(-30, 30).filter(lambda v: v not in items))
     i = draw(st.integers(0, len(items) - 1))
     b.wrong("drop an item", "\\{" + ",".join(map(str, items[:i] + items[i + 1:])) + "\\}")
+    b.wrong("sequence goes on", ", ".join(map(str, items)) + ", ...")
     b.wrong("add an item", "\\{" + ",".join(map(str, items + [new])) + "\\}")
     b.wrong("change an item", "\\{" + ",".join(map(str, items[:i] + [new] + items[i + 1:])) + "\\}")
     b.wrong("flip an item's sign", "\\{" + ",".join(map(str, items[:i] + [-items[i]] + items[i + 1:])) + "\\}",
@@ -437,6 +457,11 @@ def tuples(draw) -> Gold:
     b.wrong("drop an item", "(" + ",".join(map(str, items[:-1])) + ")")
     b.wrong("set for a tuple", "\\{" + ",".join(map(str, items)) + "\\}")
     b.wrong("flip an item's sign", "(" + ",".join(map(str, [-items[0]] + items[1:])) + ")", items[0] != 0)
+    b.wrong("scalar multiple", "2(" + ",".join(map(str, items)) + ")", any(items))
+    b.wrong("negated tuple", "-(" + ",".join(map(str, items)) + ")", any(items))
+    b.wrong("squared tuple", "(" + ",".join(map(str, items)) + ")^2")
+    b.wrong("norm", "\\|(" + ",".join(map(str, items)) + ")\\|")
+    b.right("transposed row", "(" + ",".join(map(str, items)) + ")^T")
     b.right("left right", "\\left(" + ", ".join(map(str, items)) + "\\right)")
     b.right("column vector", "\\begin{pmatrix}" + "\\\\".join(map(str, items)) + "\\end{pmatrix}")
     return Gold("tuple", MATH, gold, tuple(b.items))
@@ -485,6 +510,10 @@ def matrices(draw) -> Gold:
     b.wrong("determinant bars", _matrix(rows, "vmatrix"))
     b.wrong("det of it", "\\det" + gold)
     b.wrong("its determinant", str(det))
+    b.wrong("transpose mark", gold + "^T", c_ != d)
+    b.wrong("inverse mark", gold + "^{-1}")
+    b.wrong("scalar multiple", "2" + gold, any(x for row in rows for x in row))
+    b.wrong("negated", "-" + gold, any(x for row in rows for x in row))
     b.right("brackets", _matrix(rows, "bmatrix"))
     return Gold("matrix", MATH, gold, tuple(b.items))
 
@@ -513,6 +542,8 @@ def units(draw) -> Gold:
     b.wrong("a power of the unit", f"{n}\\text{{ {unit}}}^2", unit in ("cm", "m"))
     b.wrong("change a digit", f"{int(_change_digit(draw, str(n)))}\\text{{ {unit}}}")
     b.wrong("scale word", f"{n}\\text{{ thousand {unit}}}")
+    b.wrong("unit per second", f"{n}\\text{{ {unit}/s}}", unit != "seconds")
+    b.wrong("unit's case changed", f"{n}\\text{{ {unit.upper()}}}", unit in ("m", "cm"))
     b.right("unit spelt out", f"{n}\\text{{ {spelt}}}")
     b.right("unit in mathrm", f"{n}\\mathrm{{{unit}}}", unit in ("cm", "kg", "m"))
     b.right("no unit", str(n))
@@ -642,6 +673,7 @@ def gsm8k(draw) -> Gold:
     b.wrong("fraction", f"#### {n}/{draw(st.integers(2, 9))}", n != 0)
     b.wrong("unicode superscript", f"#### {n}²", n > 1)
     b.wrong("first digits only", f"#### {sign}{digits[:-1]}", len(digits) > 1)
+    b.wrong("a later boxed answer", f"#### {n}\n\nSo the final answer is $\\boxed{{{m}}}$.")
     b.right("dollar", f"#### ${n}", n >= 0)
     b.right("bold", f"#### **{n}**")
     b.right("trailing full stop", f"#### {n}.")
@@ -681,6 +713,8 @@ def complex_numbers(draw) -> Gold:
     b.wrong("real part only", str(re_))
     b.wrong("j for i", gold.replace("i", "j"))
     b.wrong("swap the parts", f"{im}{'+' if re_ >= 0 else ''}{re_}i", re_ != im)
+    b.wrong("capital I", gold.replace("i", "I"))
+    b.wrong("as a pair", f"({re_},{im})")
     b.right("imaginary part first", f"{unit(im)}{'+' if re_ >= 0 else ''}{re_}")
     return Gold("complex", MATH, gold, tuple(b.items))
 
@@ -706,6 +740,9 @@ def degrees(draw) -> Gold:
     b.wrong("in radians", _frac(Fraction(d, 180)).replace("\\frac{", "\\frac{\\pi ", 1) if d % 180 else f"{d // 180}\\pi")
     b.wrong("another angle", f"{d + 1}^\\circ")
     b.wrong("radians word", f"{d}\\text{{ radians}}")
+    b.wrong("temperature", f"{d}^\\circ C")
+    b.wrong("arcminutes", f"{d}'")
+    b.wrong("negative angle", f"-{d}^\\circ")
     b.right("degree word", f"{d}\\text{{ degrees}}")
     b.right("no mark", str(d))
     return Gold("degrees", MATH, gold, tuple(b.items))
@@ -725,6 +762,34 @@ def ratios(draw) -> Gold:
     return Gold("ratio", MATH, gold, tuple(b.items))
 
 
+@st.composite
+def reals(draw) -> Gold:
+    b = _builder(draw)
+    gold = draw(st.sampled_from(["\\mathbb{R}", "(-\\infty,\\infty)"]))
+    for name, answer in [("positive reals", "\\mathbb{R}^+"), ("positive reals, subscript", "\\mathbb{R}_{>0}"),
+                         ("integers", "\\mathbb{Z}"), ("naturals", "\\mathbb{N}"), ("plane", "\\mathbb{R}^2"),
+                         ("reals but zero", "\\mathbb{R} \\setminus \\{0\\}"), ("half line", "(0,\\infty)"),
+                         ("complex numbers", "\\mathbb{C}"), ("empty set", "\\emptyset")]:
+        b.wrong(name, answer)
+    b.right("the other spelling", "(-\\infty,\\infty)" if gold.startswith("\\mathbb") else "\\mathbb{R}")
+    return Gold("reals", MATH, gold, tuple(b.items))
+
+
+@st.composite
+def choices(draw) -> Gold:
+    letter = draw(st.sampled_from("ABCDE"))
+    other = draw(st.sampled_from([c for c in "ABCDE" if c != letter]))
+    b = _builder(draw)
+    b.wrong("another letter", f"\\text{{({other})}}")
+    b.wrong("lower case", letter.lower())
+    b.wrong("two letters", f"\\text{{({letter}) and ({other})}}")
+    b.wrong("letter or another", f"\\text{{{letter} or {other}}}")
+    b.wrong("not the letter", f"\\text{{not {letter}}}")
+    b.right("parenthesised", f"\\text{{({letter})}}")
+    b.right("bold", f"\\textbf{{{letter}}}")
+    return Gold("choice", MATH, letter, tuple(b.items))
+
+
 FAMILIES = {
     "integer": integers(), "decimal": decimals(), "fraction": fractions(),
     "mixed number": mixed_unicode(), "surd": surds(), "pi": pi_forms(), "polynomial": polynomials(),
@@ -733,7 +798,7 @@ FAMILIES = {
     "determinant": determinants(), "unit": units(), "percentage": percentages(), "word": words(),
     "line": lines(), "trig": trig(), "plus-minus": plus_minus(), "two signs": two_signs(),
     "gsm8k": gsm8k(), "power": powers(), "complex": complex_numbers(), "based number": based_numbers(),
-    "degrees": degrees(), "ratio": ratios(),
+    "degrees": degrees(), "ratio": ratios(), "reals": reals(), "choice": choices(),
 }
 
 
