@@ -30,7 +30,7 @@ from rewards.math.normalize import normalize
     (r"\frac{1}{2}.", r"\frac{1}{2}"),
     (r"$x = 3$", "x=3"),
     (r"\boxed{\boxed{4}}", "4"),
-    (r"\log_2 8", r"\log_{2}8"),           # one subscript spelling; 2 and 8 stay apart
+    (r"\log_2 8", r"\log_{2}(8)"),         # one subscript spelling; the argument bracketed
     (r"\pi r^2", r"\pi r^2"),
     (r"\displaystyle \frac{1}{2}", r"\frac{1}{2}"),
     (r"x \le 3", r"x\leq3"),

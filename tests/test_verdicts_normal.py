@@ -201,3 +201,25 @@ def test_an_inner_box_is_not_glued_to_its_neighbours(pred, gold):
 ])
 def test_a_box_around_the_answer_is_presentation(pred, gold):
     assert verdict(pred, gold) == "correct"
+
+
+# A function's argument without brackets is the factor right after it; where that is unclear, unread.
+@pytest.mark.parametrize("pred, gold", [
+    ("\\sin x \\cdot 3", "\\sin(3x)"), ("\\cos x \\times 2", "\\cos(2x)"), ("\\ln x \\cdot 2", "\\ln(2x)"),
+    ("\\log_2 x \\cdot 8", "\\log_2(8x)"), ("\\sin x y", "\\sin(xy)"), ("\\sin x y", "y\\sin x"),
+    ("\\sin \\pi/6", "\\frac12"), ("\\sin \\pi/6", "0"), ("\\log_2 x 3", "3\\log_2 x"), ("\\log_2 x 3", "\\log_2(3x)"),
+    ("\\sin 2\\pi x", "\\sin(2\\pi x)"), ("\\sin x!", "\\sin(x!)"), ("\\tan x \\cdot \\pi", "\\tan(\\pi x)"),
+    ("\\exp x \\cdot 2", "e^{2x}"), ("\\sin x/2", "\\sin(x/2)"),
+])
+def test_a_bare_function_argument_does_not_swallow_what_follows(pred, gold):
+    assert_not_paid(pred, gold)
+
+
+@pytest.mark.parametrize("pred, gold", [
+    ("\\sin x \\cdot 3", "3\\sin x"), ("\\cos x \\times 2", "2\\cos(x)"), ("\\ln x \\cdot 2", "2\\ln x"),
+    ("\\sin 2x", "2\\sin x\\cos x"), ("\\sin^2 x + \\cos^2 x", "1"), ("\\log_2 8", "3"), ("\\tan\\frac{\\pi}{4}", "1"),
+    ("\\sin x \\cos x", "\\frac{\\sin(2x)}{2}"), ("\\sin\\theta", "\\sin(\\theta)"), ("x\\ln x - x", "x\\ln(x) - x"),
+    ("\\cos 60^\\circ", "\\frac12"), ("\\sin x^2", "\\sin(x^2)"), ("\\ln 2 + 1", "1+\\ln 2"),
+])
+def test_a_bare_function_argument_is_still_read(pred, gold):
+    assert verdict(pred, gold) == "correct"

@@ -140,6 +140,20 @@ _KEPT_DEGREE = "\x00"  # a degree sign on a radian quantity, while the others ar
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])")
 _DEGREE_ANGLE = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{_DEGREES.pattern})")
 _TRAILING_DEGREE = re.compile(rf"(?:{_DEGREES.pattern})(?=\s*(?:$|[,;)\]]|\\\}}))")
+# A function, its power or base (`\sin^2`, `\log_{2}`), then an argument without brackets: a
+# `\frac`/`\sqrt` (its arguments are read by _argument_end), or a number and/or a symbol (with a
+# subscript, and a power on the last), then what may end it.
+_FUNCTION = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|arccot|arcsec|arccsc|sinh|cosh|tanh"
+                       r"|coth|sech|csch|log|ln|lg|exp)(?![a-zA-Z])(?:\s*[\^_]\s*(?:\{[^{}]*\}|-?[A-Za-z0-9]))*")
+_ARGUMENT_SYMBOL = (r"(?:[A-Za-z]|\\(?:pi|alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota"
+                    r"|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega)(?![a-zA-Z]))"
+                    r"(?:_(?:\{[^{}]*\}|[A-Za-z0-9]))?")
+_POWER = r"(?:\^(?:\{[^{}]*\}|-?[A-Za-z0-9]))?"
+_BARE_ARGUMENT = re.compile(rf"\s*(\\(?:frac|sqrt)(?![a-zA-Z])|\d+(?:\.\d+)?\s*(?:{_ARGUMENT_SYMBOL}{_POWER})?"
+                            rf"|{_ARGUMENT_SYMBOL}{_POWER})")
+_BRACED_COMMAND = re.compile(r"\\(frac|sqrt)(?![a-zA-Z])(?:\[[^\]]*\])?")
+_ARGUMENT_END = re.compile(r"\s*(?:$|[-+*=,;)\]}<>&|]|\\(?:cdot|times|pm|mp|[lg]eq?|neq?|right|\}|quad|approx|cup|cap"
+                           rf"|in|to)(?![a-zA-Z])|{_FUNCTION.pattern})")
 _SHORT_ARG = re.compile(r"\\(frac|sqrt)\s*(?![\s{\[])(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _FRAC_SECOND_ARG = re.compile(r"\s*(\\[a-zA-Z]+|[0-9a-zA-Z])")
 _SPACE_RUN = re.compile(r"\s+")
@@ -212,6 +226,8 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     s = _SHORT_ARG.sub(_brace_short_args, s)
     if "\\frac" in s:
         s = _brace_second_frac_args(s)
+    if "\\" in s and _FUNCTION.search(s):
+        s = _function_arguments(s)
     if "_" in s:
         s = _SHORT_SUBSCRIPT.sub(r"_{\1}", s)
     s = _SPACE_RUN.sub(" ", s).strip()
@@ -429,6 +445,49 @@ def _unwrap_text(s: str) -> str:
             return s[:found.start()] + s[found.end():]
         inner = s[found.end():close].strip()
         s = s[:found.start()] + inner + s[close + 1:]
+
+
+def _function_arguments(s: str) -> str:
+    """`\\sin 2x` -> `\\sin(2x)`, `\\sin x \\cdot 3` -> `\\sin(x)\\cdot 3`, `\\log_2 8` -> `\\log_2(8)`:
+    a function's argument written without brackets is its conventional extent, the factor right
+    after it (a number, a symbol, or both: `2x`; a symbol may carry a power: `x^2`; or one `\\frac`
+    or `\\sqrt`), and only when what follows ends it (an operator, a relation, a separator,
+    another function, the end). Where it does not (`\\sin x y`, `\\sin \\pi/3`, `\\log_2 x 3`: the
+    parser would read `\\sin x \\cdot 3` as sin(3x)), the text is left as written, for no reader."""
+    out: list[str] = []
+    pos = 0
+    for m in _FUNCTION.finditer(s):
+        if m.start() < pos:
+            continue
+        argument = _BARE_ARGUMENT.match(s, m.end())
+        if argument is None or not argument.group(1).strip():
+            continue
+        end = argument.end(1)
+        if _BRACED_COMMAND.match(argument.group(1)):
+            close = _argument_end(s, argument.start(1))
+            if close < 0:
+                continue
+            end = close
+        if not _ARGUMENT_END.match(s, end):
+            continue
+        out += [s[pos:argument.start(1)], "(", s[argument.start(1):end].strip(), ")"]
+        pos = end
+    out.append(s[pos:])
+    return "".join(out)
+
+
+def _argument_end(s: str, at: int) -> int:
+    """Where the `\\frac{..}{..}` or `\\sqrt[..]{..}` at `at` ends, or -1."""
+    command = _BRACED_COMMAND.match(s, at)
+    end = command.end()
+    for _ in range(2 if command.group(1) == "frac" else 1):
+        if not s.startswith("{", end):
+            return -1
+        close = matching_brace(s, end)
+        if close < 0:
+            return -1
+        end = close + 1
+    return end
 
 
 def _brace_second_frac_args(s: str) -> str:

@@ -51,9 +51,12 @@ _APPROXIMATION_DENOMINATOR = 10 ** 6
 # (`\frac{\pi}{3}^{\circ}`, which the parser drops), numbers side by side (`3 4`, `3\quad 4`:
 # the parser makes them 3 + 4, a mixed number; `3.4.5` it makes 3.4 * 0.5), wide spacing between
 # operands (`2 \quad \sqrt{2}`, a product to the parser), a box inside other content (`4\boxed{5}`,
-# which the parser makes 4 + 5).
+# which the parser makes 4 + 5), a function whose argument has no brackets (normalisation brackets
+# every argument whose extent is clear: `\sin x \cdot 3` is `\sin(x)\cdot3`, which the parser made sin(3x)).
 _PARSER_DROPS = re.compile(r"(?<![a-zA-Z\\])(?:and|or)(?![a-zA-Z])|'|\\prime(?![a-zA-Z])|\\circ(?![a-zA-Z])"
                            r"|\d\s+\.?\d|\.\d+\.\d|\\quad(?![a-zA-Z])|\\(?:boxed|fbox)(?![a-zA-Z])"
+                           r"|\\(?:sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|arccot|arcsec|arccsc|sinh|cosh|tanh|coth"
+                           r"|sech|csch|log|ln|lg|exp)(?![a-zA-Z])(?:\s*[\^_]\s*(?:\{[^{}]*\}|-?[A-Za-z0-9]))*\s*(?![\s({|^_])"
                            r"|\\[lc]?dots[bc]?(?![a-zA-Z])|\d\s*_|\\log_\s*(?:\{\s*0+(?:\.0*)?\s*\}|0(?![\d.]))"
                            r"|\^\s*(?:\{[^{}]*\}|\\[a-zA-Z]+|[A-Za-z0-9])\s*\^")
 
@@ -259,7 +262,7 @@ def _numerically_different(diff: Any) -> bool:
 to_sympy("x+1")  # loads the ANTLR grammar now, in the worker's start-up, not inside a deadline
 
 
-# One of each answer shape that usually reaches sympy: radicals, rationalised fractions, pi
+# One of each answer shape that usually reaches sympy, spelt as normalisation leaves it: radicals, rationalised fractions, pi
 # multiples, factored polynomials, complex numbers, equations, trigonometric values and identities,
 # binomials, integrals, sums and limits. sympy does a lot of one-time work on its first
 # simplifications (lazy imports, caches): in a fresh process the first few checks take 3-10x their
@@ -268,9 +271,9 @@ to_sympy("x+1")  # loads the ANTLR grammar now, in the worker's start-up, not in
 _WARM_UP = (
     ("\\sqrt{50}", "5\\sqrt{2}"), ("\\frac{1}{\\sqrt{2}}", "\\frac{\\sqrt{2}}{2}"),
     ("\\frac{3}{4}\\pi", "\\frac{3\\pi}{4}"), ("(x+1)(x-4)", "x^2-3x-4"), ("1i+2", "2+1i"),
-    ("y=2x+1", "2x+1=y"), ("2\\cos\\frac{\\pi}{3}", "1"), ("\\tan\\frac{\\pi}{4}", "1"),
-    ("\\sin^2 x+\\cos^2 x", "1"), ("\\binom{7}{2}", "21"), ("\\int_{0}^{2}t^3dt", "4"),
-    ("\\sum_{k=1}^{4}k^2", "30"), ("\\lim_{x\\to0}\\frac{\\sin x}{x}", "1"),
+    ("y=2x+1", "2x+1=y"), ("2\\cos(\\frac{\\pi}{3})", "1"), ("\\tan(\\frac{\\pi}{4})", "1"),
+    ("\\sin^2(x)+\\cos^2(x)", "1"), ("\\binom{7}{2}", "21"), ("\\int_{0}^{2}t^3dt", "4"),
+    ("\\sum_{k=1}^{4}k^2", "30"), ("\\lim_{x\\to0}\\frac{\\sin(x)}{x}", "1"),
 )
 
 
