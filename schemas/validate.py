@@ -272,9 +272,10 @@ def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
             continue
         if own_extra is not None and "extra_info" in other_table.column_names:
             other_extra = other_table.schema.field("extra_info").type
-            if other_extra != own_extra:
-                found.warn("schema", None, "extra_info", f"type differs from {other}'s ({own_extra} vs "
-                           f"{other_extra}); verl cannot concatenate files whose types differ")
+            clash = type_clash(own_extra, other_extra, "extra_info")
+            if clash:
+                found.warn("schema", None, "extra_info", f"{clash} in {other}: verl cannot load the two files "
+                           f"together (its RLHFDataset concatenates them; a field they share needs one type)")
         other_keys: dict[tuple, int] = {}
         if "prompt" in other_table.column_names:
             other_images = (other_table.column(IMAGE_COLUMN).to_pylist()
@@ -289,6 +290,27 @@ def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
                 found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[key]})")
         counts[str(other)] = shared
     return counts
+
+
+def type_clash(a: Any, b: Any, where: str) -> str | None:
+    """Where two files' column types cannot be concatenated, in words, or None. verl 0.9.1's
+    RLHFDataset joins its files with `datasets.concatenate_datasets`, which takes the union of two
+    structs (GSM8K's `extra_info.answer` beside MATH's `extra_info.solution`: each row gets the
+    other's fields as null); only a field both hold with different types (`index` a number in one
+    and text in the other) stops it. A null type fits any."""
+    import pyarrow as pa
+
+    if a == b or pa.types.is_null(a) or pa.types.is_null(b):
+        return None
+    if pa.types.is_struct(a) and pa.types.is_struct(b):
+        theirs = {f.name: f.type for f in b}
+        for mine in a:
+            if mine.name in theirs:
+                clash = type_clash(mine.type, theirs[mine.name], f"{where}.{mine.name}")
+                if clash:
+                    return clash
+        return None
+    return f"`{where}` is {a} here and {b}"
 
 
 def _lengths(found: _Findings, file: _File) -> dict[str, Any] | None:

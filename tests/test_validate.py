@@ -179,6 +179,40 @@ def test_train_test_overlap_is_named(tmp_path):
     assert "row 0" in report.warnings[0].message
 
 
+def mixed_files(folder):
+    """A GSM8K-shaped and a MATH-shaped file (different extra_info fields), and one whose shared
+    field `index` is text: the union verl loads, and the clash it cannot."""
+    def one(i, **extra):
+        return make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"What is {i}+1?"}],
+                        ground_truth=str(i + 1), extra_info={"split": "train", "index": i, **extra})
+    write_parquet([one(i, answer=f"#### {i + 1}") for i in range(2)], folder / "gsm8k.parquet")
+    write_parquet([one(i, solution=f"$\\boxed{{{i + 1}}}$", level="Level 1") for i in (5, 6)], folder / "math.parquet")
+    write_parquet([{**one(7), "extra_info": {"split": "train", "index": "id-7"}}], folder / "dapo.parquet")
+    return [folder / name for name in ("gsm8k.parquet", "math.parquet", "dapo.parquet")]
+
+
+def test_extra_info_warns_only_where_verl_cannot_concatenate(tmp_path):
+    gsm8k, math, dapo = mixed_files(tmp_path)
+    assert by_check(validate_file(gsm8k, against=[math]), "schema", "warnings") == []
+    report = validate_file(gsm8k, against=[dapo])
+    assert by_check(report, "schema", "warnings") == [(None, "extra_info")]
+    assert "`extra_info.index` is int64 here and string in " in report.warnings[0].message
+
+
+@pytest.mark.verl
+def test_verls_dataset_loads_the_union_and_refuses_the_clash(tmp_path, tokenizer):
+    """What the warning rests on, with verl 0.9.1's own RLHFDataset."""
+    from omegaconf import OmegaConf
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    gsm8k, math, dapo = mixed_files(tmp_path)
+    config = OmegaConf.create({"max_prompt_length": 256, "cache_dir": str(tmp_path / "cache")})
+    both = RLHFDataset([str(gsm8k), str(math)], tokenizer, config)
+    assert len(both) == 4 and both[3]["extra_info"]["level"] == "Level 1" and both[0]["extra_info"]["level"] is None
+    with pytest.raises(ValueError, match="can't be aligned"):
+        RLHFDataset([str(gsm8k), str(dapo)], tokenizer, config)
+
+
 def test_unreadable_and_empty_files(tmp_path):
     (tmp_path / "junk.parquet").write_bytes(b"not parquet")
     assert by_check(validate_file(tmp_path / "junk.parquet"), "schema") == [(None, None)]
