@@ -55,9 +55,19 @@ said says saying suppose supposing tempting than trap uncertain unless unlikely 
 _CONTRACTED_NOT = re.compile(r"(?i)n['\u2019]t\b|\bcannot\b")
 
 # After the last answer: the next sentence opens with a correction or an alternative.
-_OPENER = re.compile(r"(?i)^[\s*_>\"'(]*(?:(?:or|actually|wait|nope|oops|whoops|hmm+|hold on|correction|sorry|"
-                     r"scratch that|alternatively|instead|rather|but|however|on second thought|"
+_LEAD = r"(?i)^[\s*_>\"'(]*"
+_OPENER = re.compile(_LEAD + r"(?:(?:or|actually|wait|nope|oops|whoops|hmm+|hold on|correction|sorry|"
+                     r"scratch that|alternatively|instead|rather|on second thought|"
                      r"i mean|that'?s wrong|not quite)\b|no\s*[,.!;:])")
+# A sentence that opens with a contrast (`But`, `However`) withdraws the answer only where it goes on
+# to a value, a hedge or a denial of the answer (`But it is 8`, `However, this is not right`, `But
+# maybe not`); a caveat about the problem (`However, the problem does not state this`) is no retraction.
+_CONTRAST = re.compile(_LEAD + r"(?:but|however|though|yet|still)\b")
+_CONTRAST_TAKES_BACK = re.compile(
+    r"(?i)\d|\$|\\[(\[]|\\boxed|\b(?:or|maybe|perhaps|possibly|probably|actually|wait|instead|rather|"
+    r"recheck|reconsider|re-?evaluate|double-check|correct(?:ed|ion|ing)?)\b|"
+    r"\b(?:answer|result|solution|this|that|it|which|value|number)\s+(?:\w+\s+){0,2}not\b|"
+    rf"\b(?:{'|'.join(sorted(NUMBER_WORDS))})\b")
 # A sentence that says an answer or the work was wrong (`I made a mistake`, `this answer is incorrect`).
 _OWN = re.compile(r"(?i)\b(?:answer|result|solution|this|that|it|above|previous|I|my|we|our)\b")
 _FAULT = re.compile(r"(?i)\b(?:wrong|incorrect|mistaken|mistakes?|errors?|erroneous|untrue|typo|retract|"
@@ -168,6 +178,8 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None) -> bool
         if not text.strip():
             continue
         if _OPENER.match(text) or (_FAULT.search(text) and _OWN.search(text)):
+            return True
+        if _CONTRAST.match(text) and (_CONTRAST_TAKES_BACK.search(text) or _CONTRACTED_NOT.search(text)):
             return True
     if differs is not None:
         for stated in _RESTATED.finditer(after):

@@ -1,0 +1,34 @@
+"""Residual causes of wrong answers paid, and of right ones refused, left after the prose, structure
+and normalisation fixes: each refused case was paid 1 before its rule, each kept case is a right
+answer that must stay paid (docs/scoring-policy.md states each rule)."""
+
+import pytest
+
+from rewards import compute_score
+
+GSM8K, MATH = "openai/gsm8k", "lighteval/MATH"
+
+
+def verdict(data_source, response, gold, **settings):
+    return compute_score(data_source, response, gold, **settings)["verdict"]
+
+
+# --- a contrast after the answer is a retraction only where it names a value or denies it ---------
+
+@pytest.mark.parametrize("response", [
+    r"\boxed{7}. However, the problem does not explicitly state this, so it is worth noting.",
+    r"\boxed{7}. But the problem could be read in a different way.",
+    "The final answer is $7$. I hope it is correct. Note: however, the problem leaves this open.",
+])
+def test_a_caveat_after_the_answer_still_pays(response):
+    assert verdict(MATH, response, "7") == "correct"
+
+
+@pytest.mark.parametrize("response", [
+    r"\boxed{7}. However, the answer is 8.", r"\boxed{7}. But this is not right.", r"\boxed{7}. But maybe not.",
+    r"\boxed{7}. However, it does not satisfy the condition.", r"\boxed{7}. But it isn't.",
+    r"\boxed{7}. However, eight also works.", r"\boxed{7}. But $x = 9$ fits better.",
+    r"\boxed{7}. Yet I should recheck this.",
+])
+def test_a_contrast_that_names_a_value_or_denies_the_answer_takes_it_back(response):
+    assert verdict(MATH, response, "7") != "correct"
