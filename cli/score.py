@@ -19,7 +19,7 @@ from itertools import islice
 from typing import Any, Iterable, Iterator
 
 from rewards import Sample, UnknownDataSourceError, score_batch
-from rewards.registry import get_scorer
+from rewards.registry import canonical_name, get_scorer
 from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, data_source_of, read_record, write_record
@@ -263,5 +263,7 @@ def _output_row(item: InputRow, row: Any, result: dict[str, Any], data_source: s
 
 
 def _source_label(row: Any, default: str | None) -> str:
-    label = str(data_source_of(row, default) or "(none)")
+    """The summary's row for a data_source: its scorer's registered name, so that rows labelled
+    with an alias (`gsm8k`) count with those of its name (`openai/gsm8k`)."""
+    label = str(canonical_name(data_source_of(row, default)) or "(none)")
     return label.encode("utf-8", "backslashreplace").decode("utf-8")  # printable even with a lone surrogate

@@ -154,6 +154,16 @@ def get_scorer(data_source: Any) -> ScorerEntry:
     raise UnknownDataSourceError(data_source, suggest(data_source))
 
 
+def canonical_name(data_source: Any) -> Any:
+    """The name a data_source's scorer is registered under, so that its aliases count as one
+    (`gsm8k` is `openai/gsm8k`); a name matched by a prefix (`aime2024` by `aime*`) keeps its own,
+    as does one that no scorer has."""
+    _ensure_loaded()
+    with _lock:
+        entry = _entries.get(data_source) if isinstance(data_source, str) else None
+    return entry.name if entry is not None and not entry.name.endswith("*") else data_source
+
+
 def list_scorers() -> list[ScorerEntry]:
     """Each registered scorer once, by canonical name."""
     _ensure_loaded()

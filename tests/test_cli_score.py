@@ -105,3 +105,33 @@ def test_reasons_reach_the_output_rows_and_an_error_verdict_is_not_scored(tmp_pa
     captured = capsys.readouterr()
     assert json.loads(captured.out)["errors"] == 1
     assert f"1 of 4 row(s) could not be scored:\n  {src} line 2: response is list, not text" in captured.err
+
+
+def test_a_scorers_aliases_are_summarised_under_its_name(tmp_path, capsys):
+    """Rows labelled `yesno` and `acme/yesno` are one data set scored by one scorer: one row of the
+    summary, under the name it registered; a name its prefix matches (`acme/yn-2024`) keeps its own,
+    as does a name no scorer has. The output rows keep the data_source they came with."""
+    from rewards import Result, Verdict, register_scorer
+    from rewards.registry import _entries, _lock
+
+    def yes_no(response, ground_truth, extra_info, settings):
+        return Result(Verdict.CORRECT if response.strip() == ground_truth else Verdict.WRONG, response.strip())
+
+    names = ("acme/yesno", "yesno", "acme/yn*")
+    register_scorer(*names, scorer=yes_no)
+    try:
+        src = tmp_path / "in.jsonl"
+        src.write_text("".join(json.dumps({"data_source": source, "response": answer, "ground_truth": "yes"}) + "\n"
+                               for source, answer in [("yesno", "yes"), ("acme/yesno", "no"), ("yesno", "yes"),
+                                                      ("acme/yn-2024", "yes"), ("acme/yesn", "yes")]))
+        out = tmp_path / "out.jsonl"
+        assert main(["score", str(src), "--json", "-o", str(out)]) == 0
+        table = {(r["data_source"], r["verdict"]): r["count"] for r in json.loads(capsys.readouterr().out)["table"]}
+        assert table == {("acme/yesno", "correct"): 2, ("acme/yesno", "wrong"): 1, ("acme/yesno", "(all)"): 3,
+                         ("acme/yn-2024", "correct"): 1, ("acme/yn-2024", "(all)"): 1,
+                         ("acme/yesn", "error"): 1, ("acme/yesn", "(all)"): 1, ("(all)", "(all)"): 5}
+        assert [r["data_source"] for r in read_jsonl(out)] == ["yesno", "acme/yesno", "yesno", "acme/yn-2024", "acme/yesn"]
+    finally:
+        with _lock:
+            for name in names:
+                _entries.pop(name, None)
