@@ -3,6 +3,7 @@ gold (or a crash) is never paid; a meaning-preserving respelling stays paid. Eac
 its rule (docs/scoring-policy.md states each rule with an example)."""
 
 import pytest
+from hypothesis import given, strategies as st
 
 from rewards import compute_score
 from rewards.math.normalize import normalize
@@ -223,3 +224,16 @@ def test_a_bare_function_argument_does_not_swallow_what_follows(pred, gold):
 ])
 def test_a_bare_function_argument_is_still_read(pred, gold):
     assert verdict(pred, gold) == "correct"
+
+
+SOUP = ["\\frac{", "}{", "}", "{", "\\sqrt{", "\\sqrt[", "]", "^", "_", "\\boxed{", "\\fbox{", "(", ")", "=", ",", "\\pi",
+        "x", "-", "+", "/", "!", "^\\circ", "\\approx", "\\sim", "\\pm", "\\mp", "1", "12", ".", "\\quad", "\\,", "\\;", "\\ ",
+        "~", " ", "{,}", "\\sin", "\\log_2", "\\tan^2", "\\cdot", "\u00b2", "\u207b", "\u2081", "\u221a", "\u221b", "\u00bd",
+        "\u2153", "\u03c0", "\u00b1", "\u2248", "\u00b0", "\u00f7", "\u2070", "\u207f", "\u0663", "\\degree", "\\hspace{1em}"]
+
+
+@given(st.lists(st.sampled_from(SOUP), min_size=1, max_size=16).map("".join),
+       st.sampled_from(["5", "\\frac12", "\\pm 2", "\\sin x", "30^\\circ", "\\frac{\\pi}{3}", "1000"]))
+def test_token_soup_of_these_rules_gets_a_verdict(body, gold):
+    assert verdict(body, gold) != "error"
+    assert isinstance(normalize(body), str)
