@@ -5,8 +5,10 @@ a misspelt name wastes a whole training run, so the error lists the closest regi
 
 Names ending in `*` are prefixes (`aime*` matches `aime2024`); exact names win over prefixes, and
 longer prefixes over shorter. Third-party packages register through the entry-point group
-`verl_rewards.scorers`: the entry point's name is the data_source, its object the scorer (or a
-scorer that registers that name itself when imported, with its own options). docs/custom-scorers.md.
+`verl_rewards.scorers`, which makes every process import them: an object that registered itself when
+imported (`@register_scorer`, or a module that calls it) keeps the names it gave, and the entry
+point's name is free (`team_arith`, as setuptools asks); any other function is registered under the
+entry point's name. docs/custom-scorers.md.
 """
 
 from __future__ import annotations
@@ -229,10 +231,16 @@ def _ensure_loaded() -> None:
 
         for module in BUILTIN_MODULES:
             import_module(module)
+        named: set[int] = set()  # the scorers this loop registered under an entry point's name
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             fn: Callable = ep.load()
-            known = _entries.get(ep.name)
-            if known is not None and (known.scorer is fn or inspect.ismodule(fn)):
-                continue  # importing it registered the name, with its own options (answer_format, ...)
+            if inspect.ismodule(fn) or (id(fn) not in named and _is_registered(fn)):
+                continue  # importing it registered its own names, with its own options (answer_format, ...)
             register_scorer(ep.name, scorer=fn)
+            named.add(id(fn))
         _loaded = True
+
+
+def _is_registered(fn: Any) -> bool:
+    with _lock:
+        return any(entry.scorer is fn for entry in _entries.values())

@@ -46,10 +46,14 @@ def installed(tmp_path_factory):
         (root / path).write_text(text)
     package = root / "team-rewards"
     project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
-    info = package / "team_rewards-0.1.0.dist-info"
+    return install(package, project["name"], project["version"], project["entry-points"])
+
+
+def install(package, name: str, version: str, groups: dict[str, dict[str, str]]):
+    """A dist-info folder beside the package's modules, as `pip install` writes it."""
+    info = package / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
-    groups = project["entry-points"]
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     (info / "entry_points.txt").write_text("".join(
         f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) for group, eps in groups.items()))
     return package
@@ -67,13 +71,25 @@ def test_the_page_names_a_ten_line_package_with_the_entry_point():
     code = [line for line in files["team-rewards/team_rewards/__init__.py"].splitlines() if line.strip()]
     assert len(code) <= 16
     assert tomllib.loads(files["team-rewards/pyproject.toml"])["project"]["entry-points"] == {
-        "verl_rewards.scorers": {NAME: "team_rewards:arith"}}
+        "verl_rewards.scorers": {"team_arith": "team_rewards:arith"}}
+
+
+def test_setuptools_takes_the_page_s_project_without_a_warning(caplog):
+    """setuptools checks pyproject.toml when it builds, and warns for an entry point named outside
+    `[\\w.-]+` (`"team/arith"`): the page's name is one it recommends."""
+    from setuptools.config._validate_pyproject import validate
+
+    project = tomllib.loads(blocks("file")["team-rewards/pyproject.toml"])
+    with caplog.at_level("WARNING"):
+        assert validate(project)
+    assert caplog.text == ""
 
 
 def test_list_and_probe_see_the_installed_entry_point(installed, tmp_path):
     listed, probed = commands("list")
     out = run(["-m", "cli.main", *listed[1:]], installed, tmp_path)
     assert out.returncode == 0 and re.search(rf"^{re.escape(NAME)}\s+Team arithmetic", out.stdout, re.M), out
+    assert "team_arith" not in out.stdout  # the entry point's name only makes the module load
     out = run(["-m", "cli.main", *probed[1:]], installed, tmp_path)
     assert out.returncode == 0 and "FAIL" not in out.stdout, out.stdout + out.stderr
 
@@ -138,3 +154,27 @@ def test_import_works_from_the_modules_folder_on_every_command(in_its_folder, tm
     assert main(["list", "--import", "team_rewards"]) == 0 and NAME in capsys.readouterr().out
     assert main(["score", str(rollouts), "--import", "team_rewards.py"]) == 2
     assert "give the module's name, not its file" in capsys.readouterr().err
+
+
+def test_entry_points_named_as_before_keep_working(tmp_path):
+    """An entry point named as the data_source its decorated scorer registers (the page's earlier
+    form) adds nothing to it; one whose function registers nothing itself names its data_source,
+    and two entry points may give one such function two names."""
+    package = tmp_path / "old-team"
+    (package / "team_rewards").mkdir(parents=True)
+    (package / "team_rewards" / "__init__.py").write_text(blocks("file")["team-rewards/team_rewards/__init__.py"])
+    (package / "team_plain.py").write_text(
+        "from rewards import Result, Verdict\n\n\n"
+        "def plain(response, ground_truth, extra_info, settings):\n"
+        '    """Plain: the whole response, exactly the gold."""\n'
+        "    return Result(Verdict.CORRECT if response == ground_truth else Verdict.WRONG, response)\n")
+    install(package, "old-team", "0.1.0", {"verl_rewards.scorers": {
+        NAME: "team_rewards:arith", "team_plain": "team_plain:plain", "team.plain2": "team_plain:plain"}})
+    call = ("import json; from rewards import compute_score; from rewards.registry import list_scorers; "
+            "print(json.dumps([[e.name, e.answer_format] for e in list_scorers() if 'team' in e.name])); "
+            "print(json.dumps([compute_score(n, '42', '42')['verdict'] for n in ('team_plain', 'team.plain2')]))")
+    out = run(["-c", call], package, tmp_path)
+    assert out.returncode == 0, out.stderr
+    listed, verdicts = map(json.loads, out.stdout.splitlines())
+    assert listed == [["team.plain2", "boxed"], [NAME, "gsm8k"], ["team_plain", "boxed"]]
+    assert verdicts == ["correct", "correct"]
