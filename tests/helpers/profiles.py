@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 _shared = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 settings.register_profile("ci", max_examples=200, derandomize=True, **_shared)
 settings.register_profile("dev", max_examples=100, derandomize=True, **_shared)
-settings.register_profile("fuzz", max_examples=2000, derandomize=False, **_shared)
+settings.register_profile("fuzz", max_examples=1000, derandomize=False, **_shared)
 
 
 def load_test_profile() -> None:
