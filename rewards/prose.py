@@ -56,7 +56,9 @@ _CONTRACTED_NOT = re.compile(r"(?i)n['\u2019]t\b|\bcannot\b")
 
 # After the last answer: the next sentence opens with a correction or an alternative.
 _LEAD = r"(?i)^[\s*_>\"'(]*"
-_OPENER = re.compile(_LEAD + r"(?:(?:or|actually|wait|nope|oops|whoops|hmm+|hold on|correction|sorry|"
+# Interjections before an opener (`No wait,`, `Oh wait`, `Um, actually`): the opener still opens the sentence.
+_INTERJECTIONS = r"(?:(?:no|oh|um+|uh+|ah+|er+|well)\b[\s,.!;:]*)*"
+_OPENER = re.compile(_LEAD + _INTERJECTIONS + r"(?:(?:or|actually|wait|nope|oops|whoops|hmm+|hold on|correction|sorry|"
                      r"scratch that|alternatively|instead|rather|on second thought|"
                      r"i mean|that'?s wrong|not quite)\b|no\s*[,.!;:])")
 # A sentence that opens with a contrast (`But`, `However`) withdraws the answer only where it goes on

@@ -81,6 +81,7 @@ def test_gsm8k_flexible_ordinary_words_still_pay(response):
     (MATH, "<think>x</think><answer>The answer is 7. Or maybe 9.</answer>"),
     (DAPO, "Answer: 7\nActually, no: the answer is 9."),
     (MATH, r"\boxed{7}. So the final answer is $8$ after all."),
+    (GSM8K, "#### 7. No wait, it is 8"), (GSM8K, "#### 7\nOh wait, 8"), (MATH, r"\boxed{7}. Um, actually it is $8$."),
 ])
 def test_an_answer_taken_back_is_not_paid(data_source, response):
     assert verdict(data_source, response, "7") in ("unparsable_pred", "wrong", "no_answer")
@@ -97,6 +98,7 @@ def test_gsm8k_flexible_answer_taken_back_is_not_paid(response, flexible):
     "\\boxed{7}\n\nThis is the correct answer.", r"\boxed{7}. So the answer is $7$.",
     r"\boxed{7} since $3 + 4 = 7$.", r"\boxed{7}. I hope this helps.", "The answer is 7. I hope this helps.",
     "<think>x</think>\n<answer>\\boxed{7}</answer>", r"\boxed{7}, which is the smallest such prime.",
+    r"\boxed{7}. No other value works.", r"\boxed{7}. Oh, and the units are apples.",
 ])
 def test_math_ordinary_text_after_the_answer_still_pays(response):
     assert verdict(MATH, response, "7") == "correct"
