@@ -6,7 +6,6 @@ suite's fixed seed, and `make fuzz` searches further with fresh seeds."""
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.fuzz.pending import PENDING
 from tests.fuzz.strategies import FAMILIES
 from tests.fuzz.verdicts import findings
 
@@ -18,5 +17,5 @@ from tests.fuzz.verdicts import findings
 @given(data=st.data())
 def test_mutations_are_judged_by_meaning(family, data):
     gold = data.draw(FAMILIES[family], label="gold")
-    found = findings(gold, skip=PENDING)
+    found = findings(gold)
     assert not found, "\n".join(map(str, found))
