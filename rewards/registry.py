@@ -157,13 +157,17 @@ def get_scorer(data_source: Any) -> ScorerEntry:
 
 
 def canonical_name(data_source: Any) -> Any:
-    """The name a data_source's scorer is registered under, so that its aliases count as one
-    (`gsm8k` is `openai/gsm8k`); a name matched by a prefix (`aime2024` by `aime*`) keeps its own,
-    as does one that no scorer has."""
+    """The name a data_source's scorer is registered under, where the two spell one data set: the same
+    name with or without its owner (`gsm8k` is `openai/gsm8k`, `yesno` is `acme/yesno`). Other names of a
+    scorer are other data sets (`numina_olympiads` is scored as `lighteval/MATH`) and keep their own, as do
+    a name matched by a prefix (`aime2024` by `aime*`) and one that no scorer has."""
     _ensure_loaded()
     with _lock:
         entry = _entries.get(data_source) if isinstance(data_source, str) else None
-    return entry.name if entry is not None and not entry.name.endswith("*") else data_source
+    if entry is None or entry.name.endswith("*"):
+        return data_source
+    same_set = entry.name.rsplit("/", 1)[-1].lower() == data_source.rsplit("/", 1)[-1].lower()
+    return entry.name if same_set else data_source
 
 
 def list_scorers() -> list[ScorerEntry]:

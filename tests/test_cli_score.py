@@ -117,20 +117,24 @@ def test_a_scorers_aliases_are_summarised_under_its_name(tmp_path, capsys):
     def yes_no(response, ground_truth, extra_info, settings):
         return Result(Verdict.CORRECT if response.strip() == ground_truth else Verdict.WRONG, response.strip())
 
-    names = ("acme/yesno", "yesno", "acme/yn*")
+    names = ("acme/yesno", "yesno", "acme/truefalse", "acme/yn*")
     register_scorer(*names, scorer=yes_no)
     try:
         src = tmp_path / "in.jsonl"
         src.write_text("".join(json.dumps({"data_source": source, "response": answer, "ground_truth": "yes"}) + "\n"
                                for source, answer in [("yesno", "yes"), ("acme/yesno", "no"), ("yesno", "yes"),
-                                                      ("acme/yn-2024", "yes"), ("acme/yesn", "yes")]))
+                                                      ("acme/yn-2024", "yes"), ("acme/yesn", "yes"),
+                                                      ("acme/truefalse", "yes")]))
         out = tmp_path / "out.jsonl"
         assert main(["score", str(src), "--json", "-o", str(out)]) == 0
         table = {(r["data_source"], r["verdict"]): r["count"] for r in json.loads(capsys.readouterr().out)["table"]}
         assert table == {("acme/yesno", "correct"): 2, ("acme/yesno", "wrong"): 1, ("acme/yesno", "(all)"): 3,
                          ("acme/yn-2024", "correct"): 1, ("acme/yn-2024", "(all)"): 1,
-                         ("acme/yesn", "error"): 1, ("acme/yesn", "(all)"): 1, ("(all)", "(all)"): 5}
-        assert [r["data_source"] for r in read_jsonl(out)] == ["yesno", "acme/yesno", "yesno", "acme/yn-2024", "acme/yesn"]
+                         ("acme/yesn", "error"): 1, ("acme/yesn", "(all)"): 1,
+                         # another data set the same scorer answers to keeps its row
+                         ("acme/truefalse", "correct"): 1, ("acme/truefalse", "(all)"): 1, ("(all)", "(all)"): 6}
+        assert [r["data_source"] for r in read_jsonl(out)] == ["yesno", "acme/yesno", "yesno", "acme/yn-2024",
+                                                              "acme/yesn", "acme/truefalse"]
     finally:
         with _lock:
             for name in names:
