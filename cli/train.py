@@ -10,6 +10,7 @@ launches: every error is one sentence that says what to change.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 
@@ -211,9 +212,10 @@ def _smoke(args, preset, plan) -> int:
         print(f"smoke: FAIL before launch: {small.errors[0].message}")
         return 1
     from .launch.env import check_environment, missing_sentence
-    _, missing = check_environment(small.cfg, launching=True)
-    if missing:
-        print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg)}")
+    findings, missing = check_environment(small.cfg, launching=True)
+    blocking = [f.message for f in findings if f.level == "error"]
+    if missing or blocking:
+        print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg) if missing else blocking[0]}")
         return 1
     reward_path = str(small.cfg.reward.custom_reward_function.get("path") or "")
     print("smoke: launching verl", flush=True)
@@ -241,9 +243,17 @@ def _launch(args, plan, argv) -> int:
     findings, missing = check_environment(plan.cfg, launching=True)
     for finding in findings:
         print(f"rewards train: {finding}", file=sys.stderr)
+    blocking = [f for f in findings if f.level == "error"]
+    if blocking:
+        raise CommandError(blocking[0].message)
     if missing:
         raise CommandError(missing_sentence(missing, plan.cfg) + ": install them here (verl's extras list the "
                                                                      "tested versions) or use --ray-address")
+    from .launch.parallel import ray_cpus_finding
+    explicit = (plan.cfg.get("ray_kwargs") or {}).get("ray_init", {}).get("num_cpus")
+    short = None if explicit is not None else ray_cpus_finding(plan.cfg, os.cpu_count(), "this machine")
+    if short is not None:
+        raise CommandError(short.message)
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)

@@ -137,3 +137,21 @@ def test_launch_refuses_a_node_without_megatron(tmp_path, monkeypatch, capsys):
         pytest.skip("megatron-core is installed here")
     assert main(BASE) == 2
     assert "this machine lacks megatron-core" in capsys.readouterr().err
+
+
+def test_launch_refuses_a_machine_with_fewer_cpus_than_verl_reserves(tmp_path, monkeypatch, capsys):
+    """Ray, started by verl with every CPU of the machine, would wait forever for a placement group it
+    cannot place (seen: a 2-GPU run given 14 CPUs hung before its first step); the launch says so."""
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA L4 (UUID: GPU-0)'\necho 'GPU 1: NVIDIA L4 (UUID: GPU-1)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    import cli.launch.command
+    import cli.launch.env
+    monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg: [])      # as if every package were here
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(cli.launch.command, "run", lambda argv: pytest.fail("verl was launched"))
+    assert main(BASE) == 2
+    err = capsys.readouterr().err
+    assert "this machine gives Ray 8 CPUs but verl reserves 16" in err and "num_cpus to at least 16" in err

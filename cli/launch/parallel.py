@@ -156,6 +156,10 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
     plan.rollout_replicas = world // plan.rollout_world if plan.rollout_world and world % plan.rollout_world == 0 else 0
     out = plan.findings
     _check_cluster(plan, available_gpus, out)
+    explicit = (cfg.get("ray_kwargs") or {}).get("ray_init", {}).get("num_cpus")
+    cpus = ray_cpus_finding(cfg, int(explicit), "ray_kwargs.ray_init.num_cpus") if explicit is not None else None
+    if cpus is not None:
+        out.append(cpus)
     for layout in (plan.actor, plan.critic):
         if layout is not None:
             (_check_fsdp_split if fsdp else _check_split)(layout, plan, shape, out)
@@ -183,6 +187,41 @@ def _check_cluster(plan: ParallelPlan, available: int | None, out: list[Finding]
                                       f"and Ray would wait for the missing ones forever: lower --nnodes/--gpus-per-node"))
     elif available is not None and available > plan.world:
         out.append(note("gpu-count", f"{available} GPUs are available and the run uses {plan.world} of them"))
+
+
+# CPUs verl 0.9.1 reserves in Ray before its first step: the TaskRunner actor (1), under the V1 trainer the
+# TransferQueue controller (1) and its storage units (1 each), and one placement-group bundle of
+# ResourcePoolManager's max_colocate_count (3) CPUs per GPU. Ray waits for a bundle it cannot place, with
+# no error: a 2-GPU Megatron run given ray_init.num_cpus=14 (16 needed) hung at "worker group kwargs"
+# on an H200 node, while a 1-GPU run (13 needed) ran.
+TASK_RUNNER_CPUS = 1
+CPUS_PER_GPU_BUNDLE = 3
+
+
+def ray_cpus_needed(cfg: Any) -> int:
+    """CPUs one node's Ray must have for verl to place every actor of a single-node run."""
+    queue = 0
+    if cfg.trainer.get("use_v1", True):
+        storage = cfg.get("transfer_queue", {}).get("backend", {}).get("SimpleStorage", {})
+        queue = 1 + int(storage.get("num_data_storage_units", 8))
+    return TASK_RUNNER_CPUS + queue + CPUS_PER_GPU_BUNDLE * int(cfg.trainer.n_gpus_per_node)
+
+
+def ray_cpus_finding(cfg: Any, cpus: int | None, source: str) -> Finding | None:
+    """An error when a single-node run's Ray has fewer CPUs than verl reserves (`source` says where the
+    count came from); None when it has enough, when the count is unknown, or for a multi-node cluster."""
+    if cpus is None or int(cfg.trainer.nnodes) != 1:
+        return None
+    needed = ray_cpus_needed(cfg)
+    if cpus >= needed:
+        return None
+    gpus = int(cfg.trainer.n_gpus_per_node)
+    queue = needed - TASK_RUNNER_CPUS - CPUS_PER_GPU_BUNDLE * gpus
+    parts = ["1 for the task runner"] + ([f"{queue} for the V1 trainer's transfer queue"] if queue else [])
+    parts.append(f"{CPUS_PER_GPU_BUNDLE} per GPU x {gpus}")
+    return error("ray-cpus", f"{source} gives Ray {cpus} CPUs but verl reserves {needed} before the first step "
+                             f"({', '.join(parts)}), and Ray waits for the rest forever without an error: set "
+                             f"ray_kwargs.ray_init.num_cpus to at least {needed}")
 
 
 def _tp_choices(shape: ModelShape, world: int, pp: int, cp: int) -> list[int]:

@@ -1,0 +1,84 @@
+"""What verl's Megatron engine needed when it first ran for real (on four H200s, verl 0.9.1): each fact
+the run revealed is a plan check here, so the next team finds it before a cluster is booked."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.launch.parallel import ray_cpus_finding, ray_cpus_needed
+from tests.helpers.launch_plans import checks, gsm8k_files, model_dirs, plan_for  # noqa: F401 (fixtures)
+
+pytest.importorskip("verl")
+pytestmark = pytest.mark.verl
+
+
+def test_ray_cpus_below_what_verl_reserves_is_an_error(model_dirs):
+    """A 2-GPU Megatron run given ray_init.num_cpus=14 waited forever at "worker group kwargs": the V1
+    trainer reserves 1 + 9 (its transfer queue) + 3 per GPU = 16 CPUs before the first step."""
+    plan = plan_for("tiny-gsm8k-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2",
+                    "ray_kwargs.ray_init.num_cpus=14", strategy="megatron", gpus_per_node=2, model_dirs=model_dirs)
+    [message] = checks(plan)["ray-cpus"]
+    assert "gives Ray 14 CPUs but verl reserves 16" in message and "at least 16" in message
+    assert not plan.ok
+
+
+def test_ray_cpus_that_suffice_pass(model_dirs):
+    """The 1-GPU run that trained with 14 CPUs needs 13."""
+    plan = plan_for("tiny-gsm8k-grpo", "ray_kwargs.ray_init.num_cpus=14", strategy="megatron", model_dirs=model_dirs)
+    assert "ray-cpus" not in checks(plan)
+    assert ray_cpus_needed(plan.cfg) == 13
+
+
+def test_the_legacy_trainer_has_no_transfer_queue(model_dirs):
+    plan = plan_for("tiny-gsm8k-grpo", "trainer.use_v1=false", model_dirs=model_dirs)
+    assert ray_cpus_needed(plan.cfg) == 1 + 3
+    finding = ray_cpus_finding(plan.cfg, 3, "this machine")
+    assert finding is not None and "transfer queue" not in finding.message
+
+
+def test_a_multi_node_cluster_is_not_judged_by_one_count(model_dirs):
+    plan = plan_for("tiny-gsm8k-grpo", "trainer.nnodes=2", model_dirs=model_dirs)
+    assert ray_cpus_finding(plan.cfg, 1, "this machine") is None
+
+
+def test_megatron_runs_with_mbridge_and_cudnn_attention_by_default(model_dirs):
+    """What ran: mbridge (verl's default Megatron-Bridge is pinned at 0.5.2, which PyPI lacks) and
+    TransformerEngine's fused (cuDNN) attention (verl's default, flash, needs the flash-attn package)."""
+    plan = plan_for("tiny-gsm8k-grpo", strategy="megatron", model_dirs=model_dirs)
+    actor = plan.cfg.actor_rollout_ref.actor.megatron
+    assert actor.vanilla_mbridge is True and actor.override_transformer_config.attention_backend == "fused"
+    assert "attention" not in checks(plan) and plan.ok
+    argv = " ".join(plan.argv)
+    assert "actor_rollout_ref.actor.megatron.vanilla_mbridge=true" in argv
+    assert "critic.megatron" not in argv   # no critic: nothing to set
+
+
+def test_a_preset_or_user_choice_of_bridge_and_attention_wins(model_dirs):
+    plan = plan_for("tiny-gsm8k-grpo", "actor_rollout_ref.actor.megatron.vanilla_mbridge=false",
+                    "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=flash",
+                    strategy="megatron", model_dirs=model_dirs)
+    actor = plan.cfg.actor_rollout_ref.actor.megatron
+    assert actor.vanilla_mbridge is False and actor.override_transformer_config.attention_backend == "flash"
+    assert "attention" in checks(plan)   # the flash-attn note comes back with verl's own default
+
+
+def test_a_megatron_critic_gets_the_same_defaults(model_dirs):
+    plan = plan_for("qwen2.5-0.5b-ppo", model_dirs=model_dirs)
+    assert plan.strategy == "megatron"
+    critic = plan.cfg.critic.megatron
+    assert critic.vanilla_mbridge is True and critic.override_transformer_config.attention_backend == "fused"
+
+
+def test_mbridge_with_a_megatron_core_that_removed_its_model_type_is_an_error():
+    """mbridge 0.15.1 with megatron-core 0.19.2 stopped at the first model build on the GPU node
+    (`ModelType has no attribute encoder_and_decoder`); 0.16.1 ran."""
+    from cli.launch.env import Requirement, _bridge_mismatch
+
+    def reqs(core):
+        return [Requirement("megatron-core", "", "0.16.1", core), Requirement("mbridge", "", "0.15.1", "0.15.1")]
+    finding = _bridge_mismatch(reqs("0.19.2"))
+    assert finding is not None and finding.level == "error"
+    assert "encoder_and_decoder" in finding.message and "megatron-core==0.16.1" in finding.message
+    assert _bridge_mismatch(reqs("0.16.1")) is None and _bridge_mismatch(reqs("0.15.3")) is None
+    assert _bridge_mismatch(reqs("0.17.0rc1")) is not None
+    assert _bridge_mismatch([Requirement("megatron-core", "", None, "0.19.2")]) is None   # Megatron-Bridge users
