@@ -299,10 +299,12 @@ def test_tp_that_does_not_divide_the_vocabulary(tmp_path):
 
 
 def test_flash_attention_backend_needs_flash_attn():
-    """verl sets Megatron's attention_backend=flash: TransformerEngine then uses the flash-attn package
-    only, so a node without it fails at the first forward; `fused` (cuDNN) needs nothing more."""
+    """verl's own default, attention_backend=flash, makes TransformerEngine use the flash-attn package
+    only, so a node without it fails at the first forward; `fused` (cuDNN, the launcher's default) needs
+    nothing more."""
     from cli.launch.env import check_environment, missing_sentence
-    plan = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    flash = "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=flash"
+    plan = plan_for("qwen3-0.6b-grpo", flash, check_verl=False)
     [message] = checks(plan)["attention"]
     assert "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=fused" in message
     assert "actor_rollout_ref.ref" not in message   # the reference copies the actor's transformer overrides
@@ -310,9 +312,7 @@ def test_flash_attention_backend_needs_flash_attn():
     assert "flash-attn" in missing                   # this machine has none: a launch from here stops
     sentence = missing_sentence(missing, plan.cfg)   # with the Megatron way around it, not FSDP's sdpa
     assert "override_transformer_config.attention_backend=fused" in sentence and "sdpa" not in sentence
-    fused = plan_for("qwen3-0.6b-grpo",
-                     "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=fused",
-                     check_verl=False)
+    fused = plan_for("qwen3-0.6b-grpo", check_verl=False)
     assert "attention" not in checks(fused)
     assert "flash-attn" not in check_environment(fused.cfg, launching=True)[1]
     fsdp = plan_for("qwen3-0.6b-grpo", strategy="fsdp", check_verl=False)
@@ -323,11 +323,11 @@ def test_unpublished_bridge_pin_points_at_mbridge():
     """verl 0.9.1 pins megatron-bridge 0.5.2, which PyPI does not have: the advice names mbridge instead
     of an install that cannot succeed."""
     from cli.launch.env import check_environment
-    plan = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.vanilla_mbridge=false", check_verl=False)
     [message] = checks(plan)["versions"]
     assert "megatron-bridge==0.5.2, which PyPI does not have" in message
     assert "vanilla_mbridge=true" in message and "pins megatron-bridge==0.5.2, vllm" not in message
-    legacy = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.vanilla_mbridge=true", check_verl=False)
+    legacy = plan_for("qwen3-0.6b-grpo", check_verl=False)   # mbridge: the launcher's default
     _, missing = check_environment(legacy.cfg, launching=True)
     assert "mbridge" in missing and "megatron-bridge" not in missing
 

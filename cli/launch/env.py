@@ -13,6 +13,11 @@ inside TransformerEngine) needs nothing more. verl 0.9.1's `megatron` extra pins
 0.5.2, a version PyPI does not have (it has 0.5.1 and 0.6.x); mbridge (`vanilla_mbridge=true`) is
 the bridge with the fewest dependencies (megatron-core, transformers, safetensors, einops).
 docs/launcher.md lists what a node needs.
+
+verl pins no megatron-core, mbridge or TransformerEngine version. The set below is the one that ran
+verl 0.9.1's Megatron GRPO (docs/launcher.md, "Megatron, measured on"); mbridge 0.15.1 calls
+`ModelType.encoder_and_decoder`, which megatron-core 0.17 removed, so with mbridge a newer
+megatron-core fails when the first model is built, after the cluster is up.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, requires, version
 from typing import Any
 
-from .findings import Finding, note, warning
+from .findings import Finding, error, note, warning
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,8 @@ class Requirement:
 
 
 UNPUBLISHED_BRIDGE_PIN = "0.5.2"   # verl 0.9.1's megatron-bridge pin; PyPI has 0.5.0, 0.5.1 and 0.6.x
+RAN_WITH = {"megatron-core": "0.16.1", "mbridge": "0.15.1", "transformer-engine": "2.20.2"}
+MBRIDGE_LAST_CORE = (0, 16)   # mbridge 0.15.1 needs ModelType.encoder_and_decoder, gone in megatron-core 0.17
 
 
 def verl_pins() -> dict[str, str]:
@@ -93,8 +100,37 @@ def requirements(cfg: Any) -> list[Requirement]:
     rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
     if rollout in ("vllm", "sglang"):
         needed.append((rollout, "rollout engine"))
-    pins = verl_pins()
+    pins = {**RAN_WITH, **verl_pins()}
     return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
+
+
+def megatron_defaults(trains_critic: bool) -> dict[str, Any]:
+    """The bridge and attention the launcher picks for Megatron roles, which a preset or the user may
+    override: mbridge (verl's default, Megatron-Bridge, is pinned at 0.5.2, which PyPI lacks, and 0.6
+    pulls dozens of packages) and TransformerEngine's cuDNN attention (`fused`; verl's default, `flash`,
+    needs the flash-attn package). The reference copies the actor's settings."""
+    roles = ["actor_rollout_ref.actor"] + (["critic"] if trains_critic else [])
+    return {f"{role}.megatron.{key}": value for role in roles
+            for key, value in (("vanilla_mbridge", True), ("override_transformer_config.attention_backend", "fused"))}
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split("+")[0].split(".")[:2]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def _bridge_mismatch(reqs: list[Requirement]) -> Finding | None:
+    """mbridge with a megatron-core it cannot build models with (seen: 0.19.2)."""
+    found = {r.package: r.installed for r in reqs if r.installed}
+    core = found.get("megatron-core")
+    if "mbridge" not in found or core is None or _release(core) <= MBRIDGE_LAST_CORE:
+        return None
+    return error("versions", f"megatron-core {core} is installed here, but mbridge {found['mbridge']} calls "
+                             f"ModelType.encoder_and_decoder, which megatron-core 0.17 removed: verl stops with "
+                             f"AttributeError when it builds the model; install megatron-core=={RAN_WITH['megatron-core']}")
 
 
 def flash_attention_roles(cfg: Any) -> list[str]:
@@ -129,16 +165,21 @@ def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[st
     findings: list[Finding] = []
     reqs = requirements(cfg)
     missing = [r.package for r in reqs if r.installed is None]
+    mismatch = _bridge_mismatch(reqs) if launching else None
+    if mismatch is not None:
+        findings.append(mismatch)
     for r in reqs if launching else ():   # the planning machine's own versions do not matter
-        if r.installed and r.pinned and r.installed.split("+")[0] != r.pinned:
-            findings.append(warning("versions", f"{r.package} {r.installed} is installed here but verl 0.9.1 pins "
+        if (r.installed and r.pinned and r.installed.split("+")[0] != r.pinned
+                and (mismatch is None or r.package != "megatron-core")):
+            source = "verl 0.9.1 pins" if r.pinned == verl_pins().get(r.package) else "the measured run used"
+            findings.append(warning("versions", f"{r.package} {r.installed} is installed here but {source} "
                                                 f"{r.pinned} ({r.why}); if workers fail to start, {_advice(r)}"))
     if missing and not launching:
         absent = [r for r in reqs if r.installed is None]
         unpublished = [r for r in absent if r.package == "megatron-bridge" and r.pinned == UNPUBLISHED_BRIDGE_PIN]
         pinned = ", ".join(f"{r.package}=={r.pinned}" for r in absent if r.pinned and r not in unpublished)
         findings.append(note("versions", f"not installed on this machine, needed on the GPU nodes: {', '.join(missing)}"
-                                         + (f" (verl 0.9.1 pins {pinned})" if pinned else "")
+                                         + (f" (versions that ran: {pinned})" if pinned else "")
                                          + (f"; {_advice(unpublished[0])}" if unpublished else "")))
     flash = flash_attention_roles(cfg) if str(cfg.actor_rollout_ref.actor.strategy) == "megatron" else []
     if flash and not any(r.package == "flash-attn" and r.installed for r in reqs):

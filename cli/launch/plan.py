@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
+from .env import megatron_defaults
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
@@ -136,6 +137,10 @@ def build_overrides(request: Request, dropped: list[str] | None = None,
     add = lambda key, value, source="launcher", prefix="": items.set(Override(key, hydra_value(value), prefix, source))
     if strategy == "megatron":
         items.set(Override("model_engine", "megatron", "", "launcher"))
+        trains_critic = (preset.overrides.get("algorithm.adv_estimator") == "gae"
+                         or any(key.startswith("critic.") for key in preset.overrides))
+        for key, value in megatron_defaults(trains_critic).items():
+            add(key, value)
     else:
         items.set(Override("model_engine", "dp", "", "launcher"))
         add("actor_rollout_ref.actor.strategy", strategy)
