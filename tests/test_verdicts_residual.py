@@ -32,3 +32,22 @@ def test_a_caveat_after_the_answer_still_pays(response):
 ])
 def test_a_contrast_that_names_a_value_or_denies_the_answer_takes_it_back(response):
     assert verdict(MATH, response, "7") != "correct"
+
+
+# --- a labelled chain that opens with a stated value states every member -------------------------
+
+@pytest.mark.parametrize("response, gold", [
+    ("x = 4 = 3", "3"), ("x=4=3", "x=3"), ("x = -4 = 3", "3"), ("x = 3 = 4", "3"),
+    (r"x = \frac{1}{2} = \frac{1}{3}", r"\frac13"), ("a = 4 = 3, b = 2", "a = 3, b = 2"),
+])
+def test_a_chain_of_stated_values_is_two_readings(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) != "correct"
+
+
+@pytest.mark.parametrize("response, gold", [
+    ("x = 5+5+1 = 11", "11"), ("x = 5+5+1 = 11", "x = 11"), ("x = 3 = 3.0", "3"),
+    (r"x = \frac{2}{4} = \frac{1}{2}", r"\frac12"), ("a = 2+1 = 3, b = 2", "a = 3, b = 2"),
+    ("x = 5+5+1 = 7 = 11", "x = 11"),  # working, then its value: Math-Verify's reading (policy)
+])
+def test_a_chain_whose_stated_values_agree_still_pays(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) == "correct"

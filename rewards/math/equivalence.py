@@ -22,7 +22,7 @@ from ..forksafe import ForkSafeLock
 from ..number_text import VALUE_WORDS, parse_number
 from .canonical import canonical_equal, canonical_equation
 from .identity import identical
-from .labels import is_label, well_formed
+from .labels import is_label, stated_members, well_formed
 from .normalize import _LEAD_IN as LEAD_IN
 from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
@@ -175,14 +175,16 @@ def stated_value(sides: list[str], value: str, value_eq: ValueEq) -> Tri:
     """Does the equation or chain `sides` state `value`? Its last side must be the value; a side
     left of it must be a label (`x`, `f(x)`, `\\text{Answer}`) or hold the value too: `x = 3` and
     `\\frac12 = 0.5` state their value, `4 = 3`, `\\sqrt{x} = 4` and `2+2 = 5` do not (two readings,
-    two values). A chain that starts with a label (`x = 5+5+1 = 7 = 11`, or lead-in words:
-    `Answer \\frac12 = \\frac{10}{9}`) states its last side: the sides between are working, as
-    other graders read it."""
+    two values). A chain that starts with a label states what `labels.stated_members` gives: every
+    member after `x = 4 = 3`'s label, the last after working (`x = 5+5+1 = 7 = 11`), as other
+    graders read it; so does a chain after lead-in words (`Answer \\frac12 = \\frac{10}{9}`)."""
     if not all(map(well_formed, sides)):
         return False
     if len(sides) == 2 and is_label(sides[1]) and not is_label(sides[0]):
         sides = sides[::-1]  # `2 = x`
-    if (len(sides) > 2 and is_label(sides[0])) or (len(sides) > 1 and _LEAD_WORD.match(sides[0])):
+    if len(sides) > 2 and is_label(sides[0]):
+        sides = stated_members(sides)
+    elif len(sides) > 1 and _LEAD_WORD.match(sides[0]):
         sides = sides[-1:]
     *left, last = sides
     return _all(value_eq(side, value) for side in (*(s for s in left if not is_label(s)), last))

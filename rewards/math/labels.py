@@ -28,6 +28,8 @@ _LABEL = re.compile(
 _DANGLING_START = set("/*^!<>:,;&=")  # `-3`, `+3`, `.5`, `|x|` start a value
 _DANGLING_END = set("/*^<>:,;&=+-\\_")  # `3!` is a factorial
 _SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_STATED_VALUE = re.compile(rf"[-+]?(?:{_NUMBER}|\\[dt]?frac\{{{_NUMBER}\}}\{{{_NUMBER}\}})")  # `4`, `-0.5`, `\frac{1}{2}`
 # A function of one variable (`g(t)`, `f_{1}(x)`): as a label it names the same line as `y`, unless it
 # is a function of `y` itself (`g(y)`) or the other coordinate (`x(t)`).
 _FUNCTION_LABEL = re.compile(r"(?!x[_(])[a-zA-Z](?:_\{[^{}]*\})?\((?!y\))[a-zA-Z]\)")
@@ -39,7 +41,8 @@ def is_label(text: str) -> bool:
 
 
 def split_label(item: str) -> tuple[str | None, str]:
-    """(`label`, `value`) for `label=value` (a chain `x=5+6=11` keeps its first and last side);
+    """(`label`, `value`) for `label=value` (a chain `x=5+6=11` keeps its first and last side, one
+    that states several values, `x=4=3`, is judged whole: `stated_members`);
     (None, value) for an unlabelled item; a reversed `2=x` is read as `x=2`."""
     sides = split_top(item, "=")
     if len(sides) == 1:
@@ -47,11 +50,21 @@ def split_label(item: str) -> tuple[str | None, str]:
     first, last = sides[0], sides[-1]
     if not all(map(well_formed, sides)):
         return None, item  # `x =/= 3` is no chain (`equivalence.leaf_equal` refuses it)
+    if is_label(first) and len(stated_members(sides)) > 1:
+        return None, item  # `x = 4 = 3` states each member: judged whole (`equivalence.stated_value`)
     if is_label(first):
         return first, last
     if len(sides) == 2 and is_label(last):
         return last, first
     return None, item  # `4 = 3`, `5+5+1 = 11`: every side must hold the value (`equivalence.stated_value`)
+
+
+def stated_members(sides: list[str]) -> list[str]:
+    """The members of a labelled chain `x = a = ... = b` that must each be the answer. A chain that
+    opens with working (`x = 5+5+1 = 11`) derives its last member, as other graders read it; one
+    that opens with a stated value (`x = 4 = 3`) states every member, and two values are two
+    readings (docs/scoring-policy.md)."""
+    return sides[1:] if _STATED_VALUE.fullmatch(sides[1]) else sides[-1:]
 
 
 def well_formed(side: str) -> bool:
