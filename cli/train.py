@@ -30,8 +30,9 @@ def register(sub) -> None:
                    help="verl's training engine (default: the preset's); a preset's keys for the other engine are left out")
     p.add_argument("--model", help="model path or hub id (sets actor_rollout_ref.model.path, and the critic's)")
     p.add_argument("--model-config", metavar="PATH", help="the model's config.json, when the model is not on this machine")
-    p.add_argument("--train-files", help="training parquet (data.train_files)")
-    p.add_argument("--val-files", help="validation parquet (data.val_files)")
+    p.add_argument("--train-files", nargs="+", metavar="FILE",
+                   help="training parquet file(s) (data.train_files; several, or verl's [a,b], are one mix)")
+    p.add_argument("--val-files", nargs="+", metavar="FILE", help="validation parquet file(s) (data.val_files)")
     p.add_argument("--nnodes", type=int, help="nodes (trainer.nnodes)")
     p.add_argument("--gpus-per-node", type=int, help="GPUs per node (trainer.n_gpus_per_node)")
     p.add_argument("--gpu-memory-gb", type=float, help="memory of one GPU in GiB as nvidia-smi reports it (default: the preset's)")
@@ -63,15 +64,44 @@ def _collect_intermixed_overrides(parser) -> None:
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = original(args, namespace)
+        for name in ("train_files", "val_files"):  # `--train-files a.parquet data.x=1`: the override is not a file
+            values = getattr(namespace, name, None) or []
+            namespace.overrides.extend(v for v in values if _is_override(v))
+            setattr(namespace, name, [v for v in values if not _is_override(v)] or None)
         rest = []
         for arg in extras:
             if not arg.startswith("-") and ("=" in arg or arg.startswith("~")):
                 namespace.overrides.append(arg)
             else:
                 rest.append(arg)
+        namespace.overrides = _in_order(namespace.overrides, sys.argv[1:] if args is None else args)
         return namespace, rest
 
     parser.parse_known_args = parse_known_args
+
+
+def _in_order(overrides: list[str], argv: list[str]) -> list[str]:
+    """The overrides in the order they were typed (the last value of a key wins), wherever argparse found them."""
+    from collections import Counter
+
+    pending, ordered = Counter(overrides), []
+    for arg in argv:
+        if pending[arg] > 0:
+            pending[arg] -= 1
+            ordered.append(arg)
+    return ordered + list(pending.elements())
+
+
+def _is_override(arg: str) -> bool:
+    from .launch.overrides import OverrideError, parse_override
+
+    if arg.startswith("-") or not ("=" in arg or arg.startswith("~")):
+        return False
+    try:
+        parse_override(arg)
+    except OverrideError:
+        return False  # a file name holding `=` (`step=100/train.parquet`)
+    return True
 
 
 def run(args) -> int:
@@ -134,7 +164,7 @@ def _inputs(args, plan) -> list[str]:
     """What `--emit` must never overwrite: the preset file and the data and model files it names."""
     from pathlib import Path
 
-    named = [args.preset, args.train_files, args.val_files, args.model_config, args.model]
+    named = [args.preset, *(args.train_files or []), *(args.val_files or []), args.model_config, args.model]
     if plan.cfg is not None:
         for key in ("data.train_files", "data.val_files", "actor_rollout_ref.model.path", "critic.model.path"):
             value = _config_value(plan.cfg, key)
@@ -158,11 +188,14 @@ def _plan(args, preset):
     from .launch.verl_config import VerlMissingError
 
     from pathlib import Path
-    for value, flag in ((args.train_files, "--train-files"), (args.val_files, "--val-files")):
-        if value and Path(value).expanduser().is_dir():
-            found = sorted(p.name for p in Path(value).expanduser().glob("*.parquet"))[:3]
-            hint = f" (it holds {', '.join(found)})" if found else ""
-            raise CommandError(f"{flag} {value} is a folder: give one parquet file{hint}")
+    from .launch.data import data_files
+    args.train_files, args.val_files = data_files(args.train_files) or None, data_files(args.val_files) or None
+    for values, flag in ((args.train_files, "--train-files"), (args.val_files, "--val-files")):
+        for value in values or []:
+            if Path(value).expanduser().is_dir():
+                found = sorted(p.name for p in Path(value).expanduser().glob("*.parquet"))[:3]
+                hint = f" (it holds {', '.join(found)})" if found else ""
+                raise CommandError(f"{flag} {value} is a folder: give parquet files{hint}")
     request = Request(preset=preset, strategy=args.strategy, model=args.model, model_config=args.model_config,
                       train_files=args.train_files, val_files=args.val_files, nnodes=args.nnodes,
                       gpus_per_node=args.gpus_per_node, gpu_memory_gb=args.gpu_memory_gb,

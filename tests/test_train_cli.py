@@ -155,3 +155,39 @@ def test_launch_refuses_a_machine_with_fewer_cpus_than_verl_reserves(tmp_path, m
     assert main(BASE) == 2
     err = capsys.readouterr().err
     assert "this machine gives Ray 8 CPUs but verl reserves 16" in err and "num_cpus to at least 16" in err
+
+
+@pytest.fixture(scope="module")
+def mix(tmp_path_factory):
+    """GSM8K (6 train rows) and MATH (3 train rows) prepared from the hub fixtures: a mix to train on."""
+    root, hub = tmp_path_factory.mktemp("mix"), Path(__file__).resolve().parent / "fixtures" / "hub"
+    for name, source in (("gsm8k", "openai/gsm8k"), ("math", "DigitalLearningGmbH/MATH-lighteval")):
+        assert main(["prepare", str(hub / source), "-o", str(root / name), "-q"]) == 0
+    return root
+
+
+@pytest.mark.parametrize("form", ["flags", "verl_list", "override"])
+def test_a_mix_of_data_files_is_checked_file_by_file(mix, form, capsys):
+    """--train-files takes several files (or verl's [a,b]), as data.train_files=[a,b] does: each file
+    is checked, the batch size against their rows together (6 + 3 = 9 >= 8), and verl gets the list."""
+    train = [str(mix / "gsm8k" / "train.parquet"), str(mix / "math" / "train.parquet")]
+    val = [str(mix / "gsm8k" / "test.parquet"), str(mix / "math" / "test.parquet")]
+    files = {"flags": ["--train-files", *train, "data.train_batch_size=4", "--val-files", *val],
+             "verl_list": ["--train-files", f"[{','.join(train)}]", "--val-files", f"[{','.join(val)}]"],
+             "override": [f"data.train_files=[{','.join(train)}]", f"data.val_files=[{','.join(val)}]"]}[form]
+    capsys.readouterr()
+    assert main(["train", "qwen3-0.6b-grpo", "--dry-run", *files, "data.train_batch_size=8"]) == 0
+    out = capsys.readouterr().out
+    for name, rows in zip(train + val, (6, 3, 3, 2)):
+        assert f"  data       {name}: {rows} rows" in out
+    assert "error:" not in out and "data.train_batch_size=8 \\" in out and "data.train_batch_size=4" not in out
+    assert f"data.train_files=[{','.join(train)}]" in out and f"data.val_files=[{','.join(val)}]" in out
+
+
+def test_a_missing_file_of_a_mix_is_named_alone(mix, capsys):
+    present, missing = str(mix / "gsm8k" / "train.parquet"), str(mix / "nowhere.parquet")
+    assert main(["train", "qwen3-0.6b-grpo", "--dry-run", "--train-files", present, missing,
+                 "--val-files", str(mix / "gsm8k" / "test.parquet"), "data.train_batch_size=4"]) == 2
+    out = capsys.readouterr().out
+    assert f"error: train file {missing} does not exist: write it with `rewards prepare SOURCE -o {mix}`" in out
+    assert f"  data       {present}: 6 rows" in out

@@ -51,55 +51,88 @@ def tokenizer_dir(model_dir: Path | None) -> Path | None:
     return None
 
 
-def check_data(files: Mapping[str, str], cfg: Any, tokenizer: Path | None) -> tuple[list[DataSummary], list[Finding]]:
-    """Validate the train and val files for this run; findings are one sentence each."""
-    from schemas.validate import validate_file
+def data_files(value: Any) -> list[str]:
+    """The files of `data.train_files` / `data.val_files` (or of --train-files / --val-files): one
+    path, a list (verl reads several and concatenates them), or verl's list form written as text,
+    `[a.parquet,b.parquet]` (quotes around a name are dropped)."""
+    if value is None:
+        return []
+    if not isinstance(value, str) and hasattr(value, "__iter__"):  # a list, or omegaconf's ListConfig
+        return [name for item in value for name in data_files(item)]
+    text = str(value).strip()
+    if text.startswith("[") and text.endswith("]"):
+        return [name.strip().strip("'\"") for name in text[1:-1].split(",") if name.strip().strip("'\"")]
+    return [text] if text else []
 
+
+def check_data(files: Mapping[str, str | list[str]], cfg: Any,
+               tokenizer: Path | None) -> tuple[list[DataSummary], list[Finding]]:
+    """Validate the train and val files for this run (each of a role's files against the others verl
+    joins it with and, for training, the validation files; then the role's rows together for the
+    batch sizes); findings are one sentence each."""
     findings: list[Finding] = []
     summaries: list[DataSummary] = []
+    filtering = bool(cfg.data.get("filter_overlong_prompts"))
+    files = {role: data_files(names) for role, names in files.items()}
+    present = {role: [str(Path(n).expanduser()) for n in names if Path(n).expanduser().is_file()]
+               for role, names in files.items()}
+    for role, names in files.items():
+        mine = []
+        for raw in names:
+            against = [n for n in present[role] if n != str(Path(raw).expanduser())]
+            against += present.get("val", []) if role == "train" else []
+            mine.append(_check_file(role, raw, against, cfg, tokenizer, findings))
+        summaries.extend(mine)
+        if mine and all(s.checked for s in mine):
+            together = DataSummary(" + ".join(s.file for s in mine), rows=sum(s.rows for s in mine), prompt_tokens={
+                "overlong": sum(int(s.prompt_tokens.get("overlong", 0)) for s in mine)})
+            findings.extend(_size_findings(role, together.file, together, cfg, filtering))
+    return summaries, list(dict.fromkeys(findings))  # a role's files share some findings (lengths not checked)
+
+
+def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Path | None,
+                findings: list[Finding]) -> DataSummary:
+    """One data file through `validate_file`; its findings appended."""
+    from schemas.validate import validate_file
+
     max_len = int(cfg.data.max_prompt_length)
     filtering = bool(cfg.data.get("filter_overlong_prompts"))
     truncation = str(cfg.data.get("truncation", "error"))
-    for role, raw in files.items():
-        path = Path(raw).expanduser()
-        summary = DataSummary(str(raw))
-        summaries.append(summary)
-        if path.is_dir():
-            findings.append(error("data-missing", f"{role} file {raw} is a folder: set data.{role}_files to one "
-                                                  f"parquet file"))
-            continue
-        if not path.exists():
-            findings.append(error("data-missing", f"{role} file {raw} does not exist: write it with "
-                                                  f"`rewards prepare SOURCE -o {path.parent}`, or pass "
-                                                  f"--skip-data-check if it exists only on the cluster"))
-            continue
-        against = [str(Path(files['val']).expanduser())] if role == "train" and "val" in files else []
-        against = [a for a in against if Path(a).exists()]
-        report = validate_file(path, tokenizer=str(tokenizer) if tokenizer else None,
-                               max_prompt_length=max_len if tokenizer else None,
-                               against=against, overlong="warn")
-        validate = shlex.join(["rewards", "validate", str(raw), *(["--against", *against] if against else [])])
-        summary.checked = True
-        summary.rows = int(report.stats.get("rows", 0))
-        summary.data_sources = dict(report.stats.get("data_sources") or {})
-        summary.prompt_tokens = dict(report.stats.get("prompt_tokens") or {})
-        summary.prompt_formats = dict(report.stats.get("prompt_formats") or {})
-        for problem in report.errors[:MAX_LISTED]:
-            findings.append(error(f"data-{problem.check}", f"{problem} (fix the file, or rebuild it with rewards prepare)"))
-        total = int(report.stats.get("error_count", len(report.errors)))  # report.errors lists at most 20 per kind
-        if total > MAX_LISTED:
-            findings.append(error("data", f"{raw} has {total - MAX_LISTED} more problems: "
-                                          f"`{validate}` lists them all"))
-        findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
-        findings.extend(_size_findings(role, raw, summary, cfg, filtering))
-        if summary.prompt_tokens.get("note"):
-            findings.append(note("data-length", f"{raw}: {summary.prompt_tokens['note']}"))
-        other = [p for p in report.warnings if p.check not in ("length",)
-                 and not (not filtering and _about_the_overlong_filter(p))]
-        if other:
-            findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
-                                                     f"`{validate}` lists them"))  # --against: the overlap
-    return summaries, findings
+    path = Path(raw).expanduser()
+    summary = DataSummary(str(raw))
+    if path.is_dir():
+        findings.append(error("data-missing", f"{role} file {raw} is a folder: set data.{role}_files to "
+                                              f"parquet files"))
+        return summary
+    if not path.exists():
+        findings.append(error("data-missing", f"{role} file {raw} does not exist: write it with "
+                                              f"`rewards prepare SOURCE -o {path.parent}`, or pass "
+                                              f"--skip-data-check if it exists only on the cluster"))
+        return summary
+    report = validate_file(path, tokenizer=str(tokenizer) if tokenizer else None,
+                           max_prompt_length=max_len if tokenizer else None,
+                           against=against, overlong="warn")
+    validate = shlex.join(["rewards", "validate", str(raw), *(["--against", *against] if against else [])])
+    summary.checked = True
+    summary.rows = int(report.stats.get("rows", 0))
+    summary.data_sources = dict(report.stats.get("data_sources") or {})
+    summary.prompt_tokens = dict(report.stats.get("prompt_tokens") or {})
+    summary.prompt_formats = dict(report.stats.get("prompt_formats") or {})
+    for problem in report.errors[:MAX_LISTED]:
+        findings.append(error(f"data-{problem.check}", f"{problem} (fix the file, or rebuild it with rewards prepare)"))
+    total = int(report.stats.get("error_count", len(report.errors)))  # report.errors lists at most 20 per kind
+    if total > MAX_LISTED:
+        findings.append(error("data", f"{raw} has {total - MAX_LISTED} more problems: "
+                                      f"`{validate}` lists them all"))
+    findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
+    if summary.prompt_tokens.get("note"):
+        findings.append(note("data-length", f"{raw}: {summary.prompt_tokens['note']}"))
+    other = [p for p in report.warnings if p.check not in ("length",)
+             and not (not filtering and _about_the_overlong_filter(p))]
+    if other:
+        findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
+                                                 f"`{validate}` lists them"))  # --against: the overlap
+    return summary
 
 
 def _about_the_overlong_filter(problem: Any) -> bool:

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import verl_config
 from .crossover import counterparts
 from .env import megatron_defaults
-from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward,
+from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
 from .memory import MemoryEstimate, estimate, estimate_fsdp
@@ -39,8 +39,8 @@ class Request:
     strategy: str | None = None          # megatron, fsdp or fsdp2; None: the preset's
     model: str | None = None
     model_config: str | None = None
-    train_files: str | None = None
-    val_files: str | None = None
+    train_files: str | list[str] | None = None  # several: verl concatenates them
+    val_files: str | list[str] | None = None
     nnodes: int | None = None
     gpus_per_node: int | None = None
     gpu_memory_gb: float | None = None
@@ -145,8 +145,10 @@ def build_overrides(request: Request, dropped: list[str] | None = None,
         items.set(Override("model_engine", "dp", "", "launcher"))
         add("actor_rollout_ref.actor.strategy", strategy)
         add("critic.strategy", strategy)
-    add("data.train_files", _absolute(request.train_files or preset.train_files, may_be_hub_id=False))
-    add("data.val_files", _absolute(request.val_files or preset.val_files, may_be_hub_id=False))
+    for role in ("train", "val"):  # one file as a path, several as verl's list
+        names = [_absolute(n, may_be_hub_id=False)
+                 for n in data_files(getattr(request, f"{role}_files") or getattr(preset, f"{role}_files"))]
+        add(f"data.{role}_files", names[0] if len(names) == 1 else names)
     model = _absolute(request.model or preset.model, may_be_hub_id=True)
     add("actor_rollout_ref.model.path", model)
     other_engine = set(engine_keys(strategy))
@@ -211,17 +213,18 @@ def cluster_paths(plan: "Plan") -> list[str]:
     keys = ["data.train_files", "data.val_files", "actor_rollout_ref.model.path"]
     if plan.parallel is not None and plan.parallel.critic is not None:
         keys.append("critic.model.path")
-    paths = [(key, _unresolved(cfg, key)) for key in keys]
+    paths = [(key, path) for key in keys for path in data_files(_unresolved(cfg, key))]
     return [f"{key}={path}" for key, path in paths
             if "${" not in path and path.startswith("/") and not Path(path).exists()]
 
 
-def _unresolved(cfg: Any, key: str) -> str:
+def _unresolved(cfg: Any, key: str) -> str | list:
     """A config value as written, interpolations (`${oc.env:...}`, which may hold a secret) not resolved."""
     from omegaconf import OmegaConf
 
     parent, _, leaf = key.rpartition(".")
-    return str(OmegaConf.to_container(OmegaConf.select(cfg, parent), resolve=False).get(leaf))
+    value = OmegaConf.to_container(OmegaConf.select(cfg, parent), resolve=False).get(leaf)
+    return value if isinstance(value, list) else str(value)
 
 
 def reward_kwargs_of(cfg: Any) -> dict[str, Any]:
@@ -304,7 +307,7 @@ def make_plan(request: Request) -> Plan:
     plan.reward_kwargs = reward_kwargs_of(cfg)
     tokenizer = tokenizer_dir(_local_dir(plan.model, request))   # the model's own folder, when it has one
     if request.check_data:
-        files = {"train": str(cfg.data.train_files), "val": str(cfg.data.val_files)}
+        files = {"train": data_files(cfg.data.train_files), "val": data_files(cfg.data.val_files)}
         plan.data, data_findings = check_data(files, cfg, tokenizer)
         out.extend(data_findings)
     else:
