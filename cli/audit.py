@@ -138,7 +138,7 @@ def _answer_format(source: str) -> str:
     from rewards.registry import get_scorer
 
     try:
-        return get_scorer(source).answer_format
+        return get_scorer(source).answer_format or "boxed"  # a format of its own: read as the common one
     except UnknownDataSourceError:
         return "boxed"
 

@@ -10,6 +10,8 @@ from .errors import CommandError
 from .plugins import add_import_flag
 
 EXIT_ERRORS = 1
+UNCHECKED_WHY = ("its scorer reads a format of its own and registers no gold_response to write a gold in it; "
+                 "see docs/custom-scorers.md")
 
 
 def register(sub) -> None:
@@ -106,6 +108,8 @@ def print_report(report, out) -> None:
     print(f"{report.file}: {stats.get('rows', 0)} rows; data_sources: {sources}", file=out)
     if stats.get("gold"):  # empty when no row had a gold to check
         print("  gold self-check: " + ", ".join(f"{n} {v}" for v, n in sorted(stats["gold"].items())), file=out)
+    for source, n in stats.get("gold_unchecked", {}).items():
+        print(f"  ({n} {source} gold(s) not self-checked: {UNCHECKED_WHY})", file=out)
     tokens = stats.get("prompt_tokens")
     if tokens:
         line = f"  prompt tokens: p50 {tokens['p50']}, p95 {tokens['p95']}, max {tokens['max']}"

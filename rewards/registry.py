@@ -80,14 +80,23 @@ class ScorerEntry:
     aliases: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Settings this data_source uses unless the caller overrides them (e.g. a format weight)."""
-    answer_format: str = "boxed"
-    """Where the scorer reads the answer, a key of ANSWER_FORMATS."""
+    answer_format: str | None = "boxed"
+    """Where the scorer reads the answer, a key of ANSWER_FORMATS; None for a format of its own
+    (`<answer>yes</answer>`)."""
     preload: tuple[str, ...] = ()
     """What the engine's workers load before work, for a scorer that sends them checks (modules,
     `module:function` warm-ups); handed to `rewards.engine.require` when the scorer registers."""
+    gold_response: Callable[[str], str] | None = None
+    """How a gold is written as a response this scorer pays (`lambda g: f"<answer>{g}</answer>"`),
+    for a format of its own; without it such a scorer's golds are not self-checked."""
 
-    def render_gold(self, gold: str) -> str:
-        """A response holding exactly `gold`, in the format this scorer reads (it must score correct)."""
+    def render_gold(self, gold: str) -> str | None:
+        """A response holding exactly `gold`, in the format this scorer reads (it must score correct);
+        None when the scorer reads a format of its own and says no way to write one."""
+        if self.gold_response is not None:
+            return self.gold_response(gold)
+        if self.answer_format is None:
+            return None
         return ANSWER_FORMATS[self.answer_format].response.replace("{gold}", gold)
 
     @property
@@ -102,13 +111,16 @@ _loaded = False
 
 
 def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
-                    defaults: Mapping[str, Any] | None = None, answer_format: str = "boxed",
-                    preload: tuple[str, ...] = (), override: bool = False):
+                    defaults: Mapping[str, Any] | None = None, answer_format: str | None = "boxed",
+                    preload: tuple[str, ...] = (), override: bool = False,
+                    gold_response: Callable[[str], str] | None = None):
     """Bind `name` (and aliases) to a scorer; use as `@register_scorer(...)` or with `scorer=`.
 
-    `answer_format` (a key of ANSWER_FORMATS) says where the scorer reads the answer, so that data
-    preparation can ask for it and the validator can write a gold as a response. `preload` names
-    what the engine's workers must load before they run this scorer's checks (ScorerEntry.preload).
+    `answer_format` (a key of ANSWER_FORMATS, or None for a format of the scorer's own) says where
+    the scorer reads the answer, so that data preparation can ask for it and the validator can write
+    a gold as a response; `gold_response(gold)` writes one for a format of its own (without it, those
+    golds are not self-checked). `preload` names what the engine's workers must load before they run
+    this scorer's checks (ScorerEntry.preload).
 
     Re-binding a taken name raises unless `override=True`, so two plugins never fight silently.
 
@@ -122,12 +134,16 @@ def register_scorer(name: str, *aliases: str, scorer: Scorer | None = None,
     1.0
     """
 
-    if answer_format not in ANSWER_FORMATS:
-        raise ValueError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}")
+    if answer_format is not None and answer_format not in ANSWER_FORMATS:
+        raise ValueError(f"unknown answer format {answer_format!r}; one of {', '.join(ANSWER_FORMATS)}, "
+                         "or None for a format of the scorer's own (with gold_response= to write a gold in it)")
+    if gold_response is not None and not callable(gold_response):
+        raise TypeError(f"gold_response must be a function of the gold text, not {type(gold_response).__name__}")
 
     def bind(fn: Scorer) -> Scorer:
         _check_scorer(name, fn)
-        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format, tuple(preload))
+        entry = ScorerEntry(name, fn, tuple(aliases), dict(defaults or {}), answer_format, tuple(preload),
+                            gold_response)
         with _lock:
             for key in (name, *aliases):
                 _check_name(key)

@@ -482,7 +482,9 @@ def _check_reward_model(found: _Findings, i: int, reward_model: Any) -> str | No
 
 def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
                  entries: dict[str, Any], progress: Progress | None = None) -> dict[str, int]:
-    """Each distinct (data_source, gold) is scored once, as a response, against itself."""
+    """Each distinct (data_source, gold) is scored once, as a response, against itself. A scorer that
+    reads a format of its own and registers no `gold_response` cannot be handed its gold: its rows
+    are counted `unchecked` (stats["gold_unchecked"] per data_source), the other checks still run."""
     from rewards import Sample, score_batch
     from rewards.math.wellformed import gold_defect
 
@@ -499,8 +501,23 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
             for i in rows:
                 found.error("gold", i, "reward_model.ground_truth",
                             f"gold {gold[:80]!r} can never be matched: {defect}")
+    responses = {}
+    for source, gold in list(pairs):
+        try:
+            responses[(source, gold)] = entries[source].render_gold(gold)
+        except Exception as exc:  # a scorer's own gold_response is user code
+            responses[(source, gold)] = None
+            for i in pairs[(source, gold)]:
+                found.error("gold", i, "reward_model.ground_truth", f"scorer {entries[source].name!r} cannot write "
+                            f"gold {gold[:80]!r} as a response (gold_response raised {first_line(exc)})")
+            del pairs[(source, gold)]
+        if pairs.get((source, gold)) and responses[(source, gold)] is None:  # a format of the scorer's own
+            rows = len(pairs.pop((source, gold)))
+            tallies["unchecked"] += rows
+            unchecked = found.report.stats.setdefault("gold_unchecked", {})
+            unchecked[source] = unchecked.get(source, 0) + rows
     keys = list(pairs)
-    samples = [Sample(s, entries[s].render_gold(g), g) for s, g in keys]
+    samples = [Sample(s, responses[(s, g)], g) for s, g in keys]
     update = progress(len(samples), "gold self-check") if progress else None
     results = []
     for start in range(0, len(samples), GOLD_BATCH):

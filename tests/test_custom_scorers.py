@@ -178,3 +178,41 @@ def test_entry_points_named_as_before_keep_working(tmp_path):
     listed, verdicts = map(json.loads, out.stdout.splitlines())
     assert listed == [["team.plain2", "boxed"], [NAME, "gsm8k"], ["team_plain", "boxed"]]
     assert verdicts == ["correct", "correct"]
+
+
+def test_a_scorer_with_an_answer_format_of_its_own(tmp_path, capsys):
+    """A team's `<answer>yes</answer>` scorer says how a gold is written as a response (its golds are
+    self-checked that way), or says nothing (its golds are counted unchecked, with a note): validate
+    and train's data check pass, and every other check still runs."""
+    from omegaconf import OmegaConf
+
+    from cli.launch.data import check_data
+    from rewards import Result, Verdict, register_scorer
+    from schemas.verl_row import make_row, write_parquet
+
+    def tagged(response, ground_truth, extra_info, settings):
+        found = re.search(r"<answer>(.*?)</answer>", response)
+        if found is None:
+            return Result(Verdict.NO_ANSWER)
+        return Result(Verdict.CORRECT if found.group(1).strip() == ground_truth else Verdict.WRONG, found.group(1))
+
+    register_scorer("test-tags/said", scorer=tagged, answer_format=None, override=True,
+                    gold_response=lambda gold: f"<answer>{gold}</answer>")
+    register_scorer("test-tags/unsaid", scorer=tagged, answer_format=None, override=True)
+    rows = [make_row(data_source=source, prompt=[{"role": "user", "content": f"Is {i} even?"}],
+                     ground_truth=gold, extra_info={"split": "train", "index": i})
+            for i, (source, gold) in enumerate([("test-tags/said", "yes"), ("test-tags/said", "no"),
+                                                ("test-tags/unsaid", "yes"), ("test-tags/unsaid", "yes")])]
+    rows.append({**rows[2], "extra_info": {"split": "train", "index": 4}})  # a duplicate prompt: still found
+    write_parquet(rows, tmp_path / "train.parquet")
+    assert main(["validate", str(tmp_path / "train.parquet"), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "gold self-check: 2 correct, 3 unchecked" in out
+    assert "(3 test-tags/unsaid gold(s) not self-checked: its scorer reads a format of its own" in out
+    assert "row 4: prompt: duplicate of row 2" in out
+    _, findings = check_data({"train": str(tmp_path / "train.parquet")},
+                             OmegaConf.create({"data": {"max_prompt_length": 512, "train_batch_size": 2}}), None)
+    assert [f.level for f in findings if f.check.startswith("data-gold")] == ["note"]
+    assert not [f for f in findings if f.level == "error"]
+    with pytest.raises(ValueError, match="or None for a format of the scorer's own"):
+        register_scorer("test-tags/typo", scorer=tagged, answer_format="tags")

@@ -127,6 +127,9 @@ def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Pa
     findings.extend(_length_findings(role, raw, summary, max_len, filtering, truncation, tokenizer))
     if summary.prompt_tokens.get("note"):
         findings.append(note("data-length", f"{raw}: {summary.prompt_tokens['note']}"))
+    for source, n in report.stats.get("gold_unchecked", {}).items():
+        findings.append(note("data-gold", f"{raw}: {n} {source} gold(s) not self-checked: its scorer reads a "
+                                          f"format of its own and registers no gold_response to write a gold in it"))
     other = [p for p in report.warnings if p.check not in ("length",)
              and not (not filtering and _about_the_overlong_filter(p))]
     if other:
