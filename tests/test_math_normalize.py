@@ -46,4 +46,4 @@ def test_normalize(raw, expected):
 
 
 def test_whole_text_answer_is_kept():
-    assert normalize(r"\text{ cm}") == "cm"
+    assert normalize(r"\text{ cm}") == r"\text{cm}"  # two letters of text: kept as text, never algebra

@@ -51,3 +51,21 @@ def test_a_chain_of_stated_values_is_two_readings(response, gold):
 ])
 def test_a_chain_whose_stated_values_agree_still_pays(response, gold):
     assert verdict(MATH, rf"\boxed{{{response}}}", gold) == "correct"
+
+
+# --- what \text{} holds is text, never a product of letters ---------------------------------------
+
+@pytest.mark.parametrize("response, gold", [
+    (r"\text{ab}", r"\text{ba}"), (r"\text{is}", r"\text{si}"), (r"\text{A B C}", r"\text{C B A}"),
+    (r"\text{(A) (B)}", r"\text{(B) (A)}"), (r"\text{ab}", "ba"), (r"5\text{ xy}", "5"),
+])
+def test_text_is_never_a_product_of_letters(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) != "correct"
+
+
+@pytest.mark.parametrize("response, gold", [
+    (r"\text{A B C}", r"\text{abc}"), (r"\text{is}", r"\text{IS}"), (r"\text{(A)}", "A"), (r"\text{x}", "x"),
+    (r"\text{5}", "5"), (r"\text{A, B}", "A, B"), (r"5\text{ cm}", "5"), (r"\text{Odd}", "odd"),
+])
+def test_text_that_is_the_same_text_or_one_letter_still_pays(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) == "correct"

@@ -44,6 +44,7 @@ _BARE_RUN = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{3,}")
 _BARE_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
 _RELATION = re.compile(r"\\neq(?![a-zA-Z])|=/=|!=|<>")  # relations that deny an equation
 _LEAD_WORD = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+(?![a-zA-Z])")  # `Answer \frac12`: lead-in words open the side
+_TEXT = re.compile(r"\\text\{([^{}]*)\}")  # text that normalize keeps (`\text{ab}`): never algebra
 _COMMAND_ARGUMENT = re.compile(r"\\(?:begin|end|operatorname)\s*\{[^{}]*\}")  # names, not words
 
 
@@ -208,7 +209,7 @@ def value_verdict(pred: str, gold: str) -> tuple[Tri, str]:
     if pred_words != gold_words:  # `eon3` is not `one3`, nor `\frac{eon}{one}` 1: words are not products
         if pred_words and gold_words:
             return False, "string"
-        verdict, how = _value_verdict(pred, gold)
+        verdict, how = _value_verdict(_TEXT.sub(r"\1", pred), _TEXT.sub(r"\1", gold))  # may prove them apart
         return (None, "sympy") if verdict else (verdict, how)  # the worker refuses the words
     return _value_verdict(pred, gold)
 
@@ -296,14 +297,15 @@ def is_words(text: str) -> bool:
     Words are never algebra: sympy would read `east` as e*a*s*t and call it equal to `seat`, and
     `eon` equal to `one`. Runs of one or two letters stay algebra (`ab` is a product).
     """
-    return bool(_WORDS.fullmatch(text)) and bool(_WORD_RUN.search(text))
+    return bool(_TEXT.fullmatch(text)) or (bool(_WORDS.fullmatch(text)) and bool(_WORD_RUN.search(text)))
 
 
 def word_runs(text: str) -> list[str]:
     """The runs of three letters or more in `text` outside LaTeX commands, case-folded and sorted:
     words, which must appear as written on both sides (read as products of variables, `eon`
     and `one` would be equal)."""
-    return sorted(w.casefold() for w in _BARE_RUN.findall(_COMMAND_ARGUMENT.sub(" ", text)))
+    texts = [as_text(inner) for inner in _TEXT.findall(text)]
+    return sorted(texts + [w.casefold() for w in _BARE_RUN.findall(_COMMAND_ARGUMENT.sub(" ", _TEXT.sub(" ", text)))])
 
 
 def has_word(text: str) -> bool:
@@ -317,7 +319,7 @@ def as_text(text: str) -> str:
     """`text` as a text comparison sees it: whitespace and case folded, nothing else (a minus sign,
     an apostrophe and every other sign count). Whitespace goes (`x<2or x>5` is `x < 2 or x > 5`)
     except between two digits, where it separates numbers (`2 3` is not `23`)."""
-    pieces = text.casefold().split()
+    pieces = _TEXT.sub(r"\1", text).casefold().split()
     out = pieces[:1]
     for piece in pieces[1:]:
         out.append((" " if out[-1][-1].isdigit() and piece[0].isdigit() else "") + piece)

@@ -34,6 +34,9 @@ _STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|ma
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _TEXT_VARIANTS = re.compile(r"\\(?:textbf|textit|textrm|textup|textsf|textnormal|mathrm|mathbf|mathit|mathsf|mbox|hbox)(?![a-zA-Z])")
 _TEXT_OPEN = re.compile(r"\\text\s*\{")
+# Text inside `\\text{}` of two letters or more, none in a run of three (`ab`, `is`, `A B C`); a
+# comma or semicolon makes a list of its items (`\\text{A, C}` names two choices).
+_SHORT_TEXT = re.compile(r"(?=(?:[^A-Za-z]*[A-Za-z]){2})(?!.*[A-Za-z]{3})[A-Za-z .:'()-]+")
 # `and`/`or` between inequalities are intersection and union, not a list: the words stay (unread).
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?(?![a-zA-Z])|\\[lg]eqslant")
 _CONNECTIVE = re.compile(r"(?<=\S)\s*\\text\{\s*(?:and|or|,)\s*\}(?=\s*[^\s,.;])|(?<=[\s}\d)\]])(?:and|or)(?=[\s\\\d(\[-])")
@@ -435,16 +438,23 @@ def _strip_units(s: str, marks: list[str | None]) -> str:
 
 
 def _unwrap_text(s: str) -> str:
-    """`\\text{(B) }` -> `(B)`: the words stay, the command goes."""
+    """`\\text{(B) }` -> `(B)`: the words stay, the command goes. Text of two letters or more with
+    no word of three (`\\text{ab}`, `\\text{A B C}`) keeps the command, whitespace folded: it is
+    text, not a product of variables (`equivalence.is_words`); a longer word is already text."""
+    pos = 0
     while True:
-        found = _TEXT_OPEN.search(s)
+        found = _TEXT_OPEN.search(s, pos)
         if not found:
             return s
         close = matching_brace(s, found.end() - 1)
         if close < 0:
             return s[:found.start()] + s[found.end():]
         inner = s[found.end():close].strip()
+        kept = bool(_SHORT_TEXT.fullmatch(inner))
+        if kept:
+            inner = "\\text{" + " ".join(inner.split()) + "}"
         s = s[:found.start()] + inner + s[close + 1:]
+        pos = found.start() + (len(inner) if kept else 0)
 
 
 def _function_arguments(s: str) -> str:
