@@ -65,11 +65,12 @@ SCALE_WORDS = frozenset("""
 arab billion billions bln bn crore crores dozen dozens googol gross grand hundred hundreds kharab
 lac lacs lakh lakhs mil milliard milliards million millions mille mila miljoen millones mio mln mrd
 myriad myriads quadrillion quintillion score scores sextillion thou thousand thousands trillion
-trillions tausend tsd duizend hazar hazaar wan qian zillion gazillion
+trillions tausend tsd duizend hazar hazaar wan qian zillion gazillion pair pairs couple couples
 """.split())
 """Words that multiply the number before them, in the languages models write (`7 thousand`,
-`7 lakh`, `7 myriad`, `4 score`, `7 mio`). Symbols of one or two letters (`k`, `M`, `bn`) are
-refused where they are read by allowing only known unit symbols there (rewards.prose)."""
+`7 lakh`, `7 myriad`, `4 score`, `7 mio`), and nouns that count groups (`7 pairs` are 14 items
+where the question counts items). Symbols of one or two letters (`k`, `M`, `bn`) are refused where
+they are read by allowing only known unit symbols there (rewards.prose)."""
 
 NUMBER_WORDS = frozenset("""
 zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
@@ -84,7 +85,7 @@ factorial fewer fifth fifths fourth fourths giga greater half halves hundredth h
 ish kilo larger least less maximum mega micro milli millionth millionths minimum minus more most multiplied
 nano nearly negated negative ninth ninths opposite or over plus plusminus quarter quarters
 reciprocal roughly rounded seventh sevenths sixth sixths smaller squared ten tens tenth tenths tera
-third thirds thousandth thousandths thrice through to triple twice under
+third thirds thousandth thousandths thrice through times to triple twice under
 """.split())
 """Words after a number that change its value or take it back (`5 thousand`, `5 squared`, `5 or 6`,
 `5 (wrong)`): a reader that skips words after a number never skips these."""

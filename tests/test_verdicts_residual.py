@@ -69,3 +69,21 @@ def test_text_is_never_a_product_of_letters(response, gold):
 ])
 def test_text_that_is_the_same_text_or_one_letter_still_pays(response, gold):
     assert verdict(MATH, rf"\boxed{{{response}}}", gold) == "correct"
+
+
+# --- nouns that count groups, and `times`, change the number before them ---------------------------
+
+@pytest.mark.parametrize("data_source, response", [
+    (MATH, r"\boxed{7\text{ times}}"), (MATH, r"\boxed{7 times}"), (MATH, r"\boxed{7\text{ pairs}}"),
+    (MATH, r"The answer is $7$ pairs."), (GSM8K, "#### 7 pairs"), (GSM8K, "#### 7 couples"), (GSM8K, "#### 7 times"),
+])
+def test_a_group_noun_or_times_after_the_number_is_not_paid(data_source, response):
+    assert verdict(data_source, response, "7") != "correct"
+
+
+@pytest.mark.parametrize("data_source, response", [
+    (MATH, r"\boxed{7\text{ hours}}"), (MATH, r"\boxed{7\text{ apples}}"), (GSM8K, "#### 7 apples"),
+    (GSM8K, "#### 7 pears"),
+])
+def test_a_unit_or_object_after_the_number_still_pays(data_source, response):
+    assert verdict(data_source, response, "7") == "correct"

@@ -122,7 +122,7 @@ _UNIT_WORDS = (
     "(?:centi|milli|kilo)?met(?:er|re)s?", "cm", "mm", "km", "kg", "(?:kilo|milli)?grams?", "pounds?",
     "lbs?", "ounces?", "oz", "(?:milli)?lit(?:er|re)s?", "gallons?", "dollars?", "cents?", "degrees?", "radians?", "seconds?",
     "minutes?", "mins?", "hours?", "hrs?", "days?", "weeks?", "months?", "years?", "ways?",
-    "people", "students?", "points?", "percent(?:age)?", "pct", "times", "items?", "numbers?", "integers?",
+    "people", "students?", "points?", "percent(?:age)?", "pct", "items?", "numbers?", "integers?",
     "digits?", "edges?", "vertices", "faces?", "sides?", "coins?", "marbles?", "balls?", "cars?",
 )
 # A unit word may be glued to its number when it has three letters or more (`12days`, `45feet`).
