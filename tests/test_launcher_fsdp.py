@@ -150,7 +150,7 @@ def test_train_files_a_folder_is_a_one_line_error(tmp_path, capsys):
     (tmp_path / "train.parquet").write_bytes(b"")
     assert main(["train", FSDP_PRESET, "--train-files", str(tmp_path), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "is a folder: give one parquet file (it holds train.parquet)" in err
+    assert err.count("\n") == 0 and "is a folder: give parquet files (it holds train.parquet)" in err
 
 
 def test_a_missing_local_model_folder_is_named_not_sent_to_the_hub(tmp_path):
