@@ -87,3 +87,21 @@ def test_a_group_noun_or_times_after_the_number_is_not_paid(data_source, respons
 ])
 def test_a_unit_or_object_after_the_number_still_pays(data_source, response):
     assert verdict(data_source, response, "7") == "correct"
+
+
+# --- Unicode membership is the LaTeX it means -----------------------------------------------------
+
+@pytest.mark.parametrize("response, gold", [
+    ("x ∈ (1,2)", r"x \in (1,2)"), ("x ∉ (1,2)", r"x \notin (1,2)"), ("x ∈ (1,2)", "(1,2)"),
+    ("x ∈ [1,2]", r"1 \le x \le 2"), ("x ≤ 3", r"x \le 3"), ("(−∞, 2) ∪ (3, ∞)", r"(-\infty,2)\cup(3,\infty)"),
+])
+def test_unicode_relations_read_as_their_commands(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) == "correct"
+
+
+@pytest.mark.parametrize("response, gold", [
+    ("x ∉ (1,2)", r"x \in (1,2)"), ("x ∉ (1,2)", "x ∈ (1,2)"), ("x ∈ (1,2)", "x ∉ (1,2)"), ("x ∉ (1,2)", "(1,2)"),
+    ("(1,2) ∩ (0,3)", r"(1,2)\cup(0,3)"),
+])
+def test_a_negated_membership_never_answers_the_membership(response, gold):
+    assert verdict(MATH, rf"\boxed{{{response}}}", gold) != "correct"

@@ -12,7 +12,8 @@ The rules, each a reading every reader shares, or no reading at all:
 - superscript and subscript runs are exponents and subscripts: `x²` is `x^{2}`, `2⁻¹` is `2^{-1}`,
   `5^²` is `5^{2}`, `x₁` is `x_{1}`; a superscript before a radical (`³√8`: an index or a power?)
   is left as written;
-- single symbols are their commands: `π` `\\pi`, `±` `\\pm`, `∓` `\\mp`, `≈` `\\approx`, `×` `\\times`, ...
+- single symbols are their commands: `π` `\\pi`, `±` `\\pm`, `∓` `\\mp`, `≈` `\\approx`, `×` `\\times`,
+  `∈` `\\in`, `∉` `\\notin`, ...
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _SYMBOLS = {
     "\u00f7": "\\div ", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2248": "\\approx ", "\u223c": "\\sim ",
     "\u2243": "\\simeq ", "\u03c0": "\\pi ", "\u221e": "\\infty ", "\u2264": "\\leq ", "\u2265": "\\geq ",
     "\u2260": "\\neq ", "\u00b0": "^\\circ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-    "\u222a": "\\cup ", "\u2229": "\\cap ",
+    "\u222a": "\\cup ", "\u2229": "\\cap ", "\u2208": "\\in ", "\u2209": "\\notin ",
 }
 _SYMBOL_RE = re.compile("|".join(map(re.escape, _SYMBOLS)))
 _VULGAR = {"\u00bd": (1, 2), "\u2153": (1, 3), "\u2154": (2, 3), "\u00bc": (1, 4), "\u00be": (3, 4),
