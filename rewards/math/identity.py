@@ -4,8 +4,10 @@ Both answers are read into the tree the float disproof uses (`numeric.read`) and
 mpmath (a dependency of sympy) at the same points: the constants alone, or, with variables, seven
 rounds of complex points near the unit circle whose arguments start in all four quadrants (so
 `x` against `\\sqrt{x^2}`, `x^3` against `\\sqrt{x^6}` and `\\sqrt{x}\\sqrt{y}` against `\\sqrt{xy}`
-differ, as they do for sympy, which assumes no signs), and a last round of modulus 3 to 6 with
-alternating arguments (so `\\ln(e^x)` against `x` and `(x^a)^b` against `x^{ab}` differ too). At
+differ, as they do for sympy, which assumes no signs), a round near the real axis past pi/2 (so
+`\\sqrt{\\cos^2 x}` against `\\cos x` differs: near the unit circle a cosine keeps a positive real
+part), and a last round of modulus 3 to 6 with alternating arguments (so `\\ln(e^x)` against `x`
+and `(x^a)^b` against `x^{ab}` differ too). At
 each point:
 
 - equal when the difference, relative to max(1, |a|, |b|), vanishes at 50 and at 120 digits
@@ -17,8 +19,17 @@ each point:
   262537412640768744; rounding noise is never stable across precisions;
 - otherwise None: sympy decides (`\\sin(\\pi)` against 0 is rounding noise, not a proof).
 
+A point whose intermediates leave 10^-20..10^20 (`\\sin(128x)` at a complex x is near 10^70) is
+evaluated with as many more digits as they reach, so the noise of a cancellation is never read as a
+difference (`\\sin^2(500x)+\\cos^2(500x)` was "different" from 1); such a point can show a
+difference, never equality. When that leaves the answer open, the arguments of the function calls
+are replaced by new variables (one per distinct argument) and the test is run again: equal as
+functions of those variables is equal for any value of them, so `\\sin^2(128x)+\\cos^2(128x)` is 1
+at any coefficient, settled at points where every value is in range.
+
 Bounded so a check costs well under a millisecond to a few: MAX_TOKENS tokens a side, literals of
-at most 40 digits, exponents up to 1000, factorials of 0..20, values below 10^300. Branches are
+at most 40 digits, exponents up to 1000, factorials of 0..20, values below 10^600 (a point past
+10^20 costs as many more digits). Branches are
 principal, as in sympy (`\\sqrt{-4}` is 2i); a negative real base under a fractional power and an
 nth root of a negative number (`\\sqrt[3]{-8}`: -2 or the principal root?) are refused, as are the
 spellings the float disproof refuses. The limit of the method: an answer engineered, within these
@@ -43,6 +54,8 @@ MAX_LITERAL_BITS = 133       # 40 decimal digits
 MAX_MAGNITUDE = 20
 MAX_EXPONENT = 1000
 POWER_COVERAGE = 60          # every power up to this leaves the right half-plane at some point
+MAX_SPAN = 600               # values beyond 10^600 (or below 10^-600) are refused
+SPAN_STEP = 40               # extra digits come in steps of this, so few contexts are ever made
 
 
 def _points() -> tuple:
@@ -61,6 +74,11 @@ def _points() -> tuple:
             z = cmath.rect(0.83 + 0.047 * k, base_angle + step * k)
             row.append((Fraction(z.real), Fraction(z.imag)))
         rounds.append(tuple(row))
+    # A round near the real axis past pi/2 (modulus 2.2 to 3.2, arguments of 0.25 alternating in
+    # sign): near the unit circle cosine keeps a positive real part, so `\\sqrt{\\cos^2 x}` passed
+    # for `\\cos x`; here the cosine of every variable is negative.
+    rounds.append(tuple((Fraction(z.real), Fraction(z.imag))
+                        for z in (cmath.rect(2.2 + 0.09 * k, 0.25 * (-1) ** k) for k in range(12))))
     # A last round off the unit circle, the variables' arguments alternating in sign: imaginary
     # parts beyond pi and quotients past the branch cut, so `\\ln(e^x)` is not `x`, `(x^a)^b` not
     # `x^{ab}`, `\\sqrt{x/y}` not `\\sqrt{x}/\\sqrt{y}` (each was paid: equal near the unit circle).
@@ -75,13 +93,14 @@ _POINTS = _points()
 class _Context:
     """An mpmath context at one precision with its threshold."""
 
-    def __init__(self, digits: int):
+    def __init__(self, digits: int, extra: int = 0):
         self.mp = MPContext()
-        self.mp.dps = digits
+        self.mp.dps = digits + extra  # the extra digits pay for intermediates beyond 10^-20..10^20
         self.zero = self.mp.mpf(10) ** (GUARD - digits)  # relative gaps below this: rounding noise
 
 
-_contexts: list[tuple[_Context, ...]] = []
+_contexts: dict[int, tuple[_Context, ...]] = {}
+"""The contexts at PRECISIONS plus some extra digits, by those extra digits."""
 _lock = ForkSafeLock()
 """mpmath changes a context's precision while it works, so one check uses the contexts at a time;
 the work is pure Python under the GIL, so the lock costs no parallelism. Made on first use
@@ -104,23 +123,52 @@ def identical(a: str, b: str) -> bool | None:
     if len(names) > len(_POINTS[0]):
         return None
     with _lock:
-        if not _contexts:
-            _contexts.append(tuple(_Context(d) for d in PRECISIONS))
-        return _decide(_contexts[0], xa, xb, names)
+        verdict = _decide(xa, xb, names)
+        if verdict is None:  # too large to evaluate (`\\sin(500x)`): equal as functions of the arguments?
+            args: dict = {}
+            ya, yb = _abstracted(xa, args), _abstracted(xb, args)
+            names = sorted(variables(ya) | variables(yb))
+            if args and len(names) <= len(_POINTS[0]) and _decide(ya, yb, names):
+                return True
+        return verdict
 
 
-def _decide(ctxs: tuple[_Context, ...], xa: Tree, xb: Tree, names: list[str]) -> bool | None:
+def _abstracted(t: Tree, args: dict) -> Tree:
+    """`t` with the argument of each function call that holds a variable replaced by a new variable,
+    one per distinct argument. Equal as functions of those variables means equal for any value of
+    them, these arguments included; unequal proves nothing (`\\sin(2x)` is `2\\sin x\\cos x`)."""
+    if t[0] == "fn" and t[2][0] != "v" and variables(t[2]):
+        return ("fn", t[1], ("v", args.setdefault(t[2], f"#{len(args)}")))
+    return (t[0],) + tuple(_abstracted(c, args) if isinstance(c, tuple) else c for c in t[1:])
+
+
+def _contexts_for(extra: int) -> tuple[_Context, ...]:
+    if extra not in _contexts:
+        _contexts[extra] = tuple(_Context(d, extra) for d in PRECISIONS)
+    return _contexts[extra]
+
+
+def _decide(xa: Tree, xb: Tree, names: list[str]) -> bool | None:
     for points in (_POINTS if names else ((),)):
         point = dict(zip(names, points))
+        first = _relative_gap(_contexts_for(0)[0], xa, xb, point)
+        if first is None:
+            return None
+        # Out of range: as many more digits as the intermediates reach (rounded up), so the noise
+        # of a cancellation is not read as a difference; such a point never shows equality.
+        extra = -(-first[1] // SPAN_STEP) * SPAN_STEP
+        ctxs = _contexts_for(extra)
         gaps = []
         for lower, ctx in zip((None,) + ctxs, ctxs):
-            gap = _relative_gap(ctx, xa, xb, point)
+            gap = first if ctx is ctxs[0] and extra == 0 else _relative_gap(ctx, xa, xb, point)
             if gap is None:
                 return None
             gaps.append(gap)
             if len(gaps) >= 2:
-                (low, low_in_range), (high, high_in_range) = gaps[-2:]
-                if len(gaps) == 2 and low_in_range and high_in_range and low <= ctxs[0].zero and high <= ctxs[1].zero:
+                (low, low_reach), (high, high_reach) = gaps[-2:]
+                if max(low_reach, high_reach) > extra:
+                    return None  # the intermediates reach further than the digits paid for
+                if len(gaps) == 2 and not extra and low <= ctxs[0].zero and high <= ctxs[1].zero:
                     break  # vanished at two precisions: equal at this point
                 if high > lower.zero and abs(low - high) <= high / 1000:
                     return False  # clearly nonzero, the same at two precisions: different
@@ -130,10 +178,10 @@ def _decide(ctxs: tuple[_Context, ...], xa: Tree, xb: Tree, names: list[str]) ->
 
 
 def _relative_gap(ctx: _Context, xa: Tree, xb: Tree, point: dict) -> tuple | None:
-    """(|a - b| / max(1, |a|, |b|), whether every intermediate stayed in range) at one point and
-    precision; None when refused."""
+    """(|a - b| / max(1, |a|, |b|), how many digits the intermediates reach from 1 when one leaves
+    10^-20..10^20, else 0) at one point and precision; None when refused."""
     mp = ctx.mp
-    flags = []
+    flags = [0]
     try:
         values = {n: mp.mpc(mp.mpf(re.numerator) / re.denominator, mp.mpf(im.numerator) / im.denominator)
                   for n, (re, im) in point.items()}
@@ -141,20 +189,20 @@ def _relative_gap(ctx: _Context, xa: Tree, xb: Tree, point: dict) -> tuple | Non
     except (Refuse, ArithmeticError, ValueError, TypeError, RecursionError):
         return None
     scale = max(1, abs(va), abs(vb))
-    return abs(va - vb) / scale, not flags
+    return abs(va - vb) / scale, max(flags)
 
 
 _BIG, _SMALL = 10.0 ** MAX_MAGNITUDE, 10.0 ** -MAX_MAGNITUDE
-_HUGE = 10.0 ** 300
 
 
 def _value(ctx: MPContext, t: Tree, point: dict, flags: list):
     v = _node(ctx, t, point, flags)
     size = abs(v)
     if size and not _SMALL <= size <= _BIG:
-        if size > _HUGE:
+        reach = int(abs(ctx.log10(size))) + 1
+        if reach > MAX_SPAN:
             raise Refuse
-        flags.append(t)  # out of range: a near miss could hide in the digits it spans
+        flags.append(reach)  # out of range: a near miss could hide in the digits it spans
     return v
 
 

@@ -38,6 +38,7 @@ _MULT = frozenset({"\\cdot", "\\times", "*"})
 _PROBES = (0.5772156649, 1.3247179572, 2.7182818285 / 2.1, 0.8862269255)
 MAX_TOKENS = 200
 REL_GAP = 1e-9   # far above double rounding (1e-16) of the short expressions read here
+CANCELLED = 1e-6  # a sum far smaller than its terms lost that share of its 16 digits: refused
 ABS_GAP = 1e-12  # so `0` against `\sin(\pi)` (1.2e-16 in floats) is never called different
 
 Tree = tuple
@@ -92,22 +93,24 @@ def _applies_function(toks: tuple[str, ...]) -> bool:
             continue
         if before in _NOT_A_FUNCTION or (before.isdigit() and toks[k - 2:k - 1] not in (("^",), ("_",))):
             continue
-        if _ends_log_base(toks, k - 1):
-            continue  # `\log_{2}(8)`, `\log_2(8)`: the bracket is the logarithm's argument
+        if _ends_log_base_or_function_power(toks, k - 1):
+            continue  # `\log_{2}(8)`, `\sin^2(x)`: the bracket is the function's argument
         return True
     return False
 
 
-def _ends_log_base(toks: tuple[str, ...], end: int) -> bool:
-    """Whether toks[end] ends the base of a `\\log_b` or `\\log_{...}`."""
-    if end >= 2 and toks[end - 2:end] == ("\\log", "_"):
-        return True
-    depth = 0
-    for j in range(end, -1, -1):
-        depth += (toks[j] == "}") - (toks[j] == "{")
-        if depth == 0:
-            return j >= 2 and toks[j - 2:j] == ("\\log", "_")
-    return False
+def _ends_log_base_or_function_power(toks: tuple[str, ...], end: int) -> bool:
+    """Whether toks[end] ends the base of a `\\log_b` or `\\log_{...}`, or the power of a function
+    name (`\\sin^2`, `\\cos^{2}`)."""
+    start = end
+    if toks[end] == "}":
+        depth = 0
+        for start in range(end, -1, -1):
+            depth += (toks[start] == "}") - (toks[start] == "{")
+            if depth == 0:
+                break
+    before = toks[start - 2:start] if start >= 2 else ()
+    return before == ("\\log", "_") or (len(before) == 2 and before[0] in FUNCTIONS and before[1] == "^")
 
 
 def variables(tree: Tree) -> frozenset[str]:
@@ -167,7 +170,12 @@ def _float(t: Tree, point: dict[str, float]) -> complex:
         return 0 - _float(t[1], point)
     if op in ("+", "-", "*", "/"):
         a, b = _float(t[1], point), _float(t[2], point)
-        return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a / b
+        if op in ("+", "-"):
+            total = a + b if op == "+" else a - b
+            if abs(total) < CANCELLED * max(abs(a), abs(b)):
+                raise Refuse  # too few digits left to prove a difference (`\cosh^2(32x)-\sinh^2(32x)`)
+            return total
+        return a * b if op == "*" else a / b
     if op == "^":
         base, exponent = _float(t[1], point), _float(t[2], point)
         if abs(exponent) > 400 or abs(base) > 1e50:
@@ -305,8 +313,15 @@ class _Parser:
         if tok == "i":
             return ("i",)
         if tok in _FUNCS:
-            if self.peek() == "^":
-                raise Refuse  # `\sin^2 x`: leave it to sympy
+            if self.peek() == "^":  # `\sin^2(x)` is (\sin(x))^2 to every reader; `\sin^{-1}` is arcsin
+                self.take()
+                exponent = self.argument()
+                if exponent[0] != "n" or exponent[1].denominator != 1 or not 1 < exponent[1] <= 9:
+                    raise Refuse
+                call = ("fn", tok, self.function_argument())
+                if self.peek() == "^":
+                    raise Refuse  # `\sin^2(x)^2`: readers differ
+                return ("^", call, exponent)
             return ("fn", tok, self.function_argument())
         if tok == "\\log":
             if self.peek() != "_":
