@@ -352,6 +352,37 @@ def test_identical_calls_in_flight_run_once_asyncio():
     assert engine.stats().calls - before <= 2
 
 
+@pytest.mark.parametrize("use_asyncio", [False, True])
+def test_a_follower_with_time_left_gets_its_own_run_when_the_leader_times_out(tmp_path, use_asyncio):
+    """A leader's timeout was shared with every identical call behind it whose time left was below
+    the leader's whole budget, so a GRPO group that repeats one answer lost every copy at once. A
+    follower whose deadline is later runs the call itself; one whose deadline is no later shares the
+    timeout; followers that run again merge again."""
+    marker = str(tmp_path / "ran")
+    call = (f.slow_the_first_time, marker, 30, "sound")
+    before = engine.stats().calls
+
+    def follower(delay, timeout):
+        time.sleep(delay)
+        try:
+            if use_asyncio:
+                return asyncio.run(engine.acall_bounded(*call, timeout=timeout))
+            return call_bounded(*call, timeout=timeout)
+        except WorkerTimeout:
+            return "timeout"
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(5) as ex:
+        leader = ex.submit(follower, 0, 2.0)      # stuck: killed at its 2 s deadline
+        earlier = ex.submit(follower, 0.3, 1.5)   # its deadline (1.8 s) comes before the leader's
+        later = [ex.submit(follower, 0.3, 3.5) for _ in range(3)]  # 3.8 s: 1.8 s left when the leader lands
+        assert (leader.result(), earlier.result()) == ("timeout", "timeout")
+        assert [fut.result() for fut in later] == ["sound"] * 3
+    # the leader's run, then one for the three (another only for one that wakes after it landed)
+    assert 2 <= engine.stats().calls - before <= 3
+
+
 def test_a_follower_outlives_its_leaders_interruption():
     """The leader's wait is interrupted (a signal handler raises in it): followers run the call
     themselves and get their answer; nobody gets another call's answer."""

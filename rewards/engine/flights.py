@@ -6,9 +6,11 @@ answers past their deadlines (issue 23). Here the first call of a function on gi
 leads; an identical call arriving while it runs waits for the leader's outcome (within its own
 deadline) instead of queueing. A value, or the function's own exception (`WorkerError`), is the
 same for every caller and is shared. Anything else the leader met is its own: a timeout is shared
-only with followers that have no more time left than the leader had (the same check would only
-time out again); a crash or an exception raised into the leader's wait makes followers run the
-call themselves.
+only with followers whose deadline is no later than the leader's; a follower with time left gets
+its own run (in a burst the leader's time mostly went waiting for a worker, so one timeout cost a
+GRPO group every copy of its answer). A crash or an exception raised into the leader's wait also
+makes followers run the call again. Followers that run again form a new flight, so the call runs
+once more, not once per follower.
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ after_fork(_forget_all)
 
 
 class _Flight:
-    __slots__ = ("future", "budget")
+    __slots__ = ("future", "end")
 
-    def __init__(self, budget: float):
+    def __init__(self, end: float):
         self.future: Future = Future()
-        self.budget = budget
+        self.end = end  # the leader's deadline
 
 
 def flight_key(fn: Callable[..., Any], args: tuple) -> bytes | None:
@@ -51,13 +53,13 @@ def flight_key(fn: Callable[..., Any], args: tuple) -> bytes | None:
         return None
 
 
-def _join(key: Any, budget: float) -> tuple[_Flight, bool]:
+def _join(key: Any, end: float) -> tuple[_Flight, bool]:
     """The flight for `key`, and whether this caller leads it."""
     with _lock:
         flight = _flights.get(key)
         if flight is not None:
             return flight, False
-        flight = _flights[key] = _Flight(budget)
+        flight = _flights[key] = _Flight(end)
         return flight, True
 
 
@@ -83,7 +85,7 @@ def _outcome(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
         return True, flight.future.result()
     if isinstance(exc, WorkerError):
         raise exc
-    if isinstance(exc, WorkerTimeout) and end - time.monotonic() <= flight.budget:
+    if isinstance(exc, WorkerTimeout) and (end <= flight.end or end <= time.monotonic()):
         raise WorkerTimeout(budget, exc.fn_name, exc.queued)
     return False, None
 
@@ -92,39 +94,28 @@ def shared_call(key: Any, end: float, budget: float, run: Callable[[], Any]) -> 
     """`run()` (the pool call, due by `end`), or the outcome of an identical call in flight."""
     if key is None:
         return run()
-    flight, lead = _join(key, budget)
-    if not lead:
+    while True:
+        flight, lead = _join(key, end)
+        if lead:
+            return _lead(key, flight, run)
         left = end - time.monotonic()
         wait([flight.future], timeout=left if math.isfinite(left) else None)
         known, value = _outcome(flight, end, budget)
-        return value if known else run()
-    return _lead(key, flight, run)
+        if known:
+            return value
 
 
 async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Awaitable[Any]]) -> Any:
     """`shared_call` for asyncio: a follower waits on the event loop."""
-    import asyncio
-
     if key is None:
         return await run()
-    flight, lead = _join(key, budget)
-    if not lead:
-        from .pool import _resolve
-
-        loop = asyncio.get_running_loop()
-        landed = loop.create_future()
-
-        def wake(_: Future) -> None:
-            try:
-                loop.call_soon_threadsafe(_resolve, landed)
-            except RuntimeError:  # that event loop is closed
-                pass
-
-        flight.future.add_done_callback(wake)
-        left = end - time.monotonic()
-        await asyncio.wait((landed,), timeout=left if math.isfinite(left) else None)
-        known, value = _outcome(flight, end, budget)
-        return value if known else await run()
+    while True:
+        flight, lead = _join(key, end)
+        if lead:
+            break
+        known, value = await _afollow(flight, end, budget)
+        if known:
+            return value
     try:
         value = await run()
     except BaseException as exc:
@@ -132,6 +123,27 @@ async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Aw
         raise
     _land(key, flight, value=value)
     return value
+
+
+async def _afollow(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
+    """A follower's wait on the event loop, then `_outcome`."""
+    import asyncio
+
+    from .pool import _resolve
+
+    loop = asyncio.get_running_loop()
+    landed = loop.create_future()
+
+    def wake(_: Future) -> None:
+        try:
+            loop.call_soon_threadsafe(_resolve, landed)
+        except RuntimeError:  # that event loop is closed
+            pass
+
+    flight.future.add_done_callback(wake)
+    left = end - time.monotonic()
+    await asyncio.wait((landed,), timeout=left if math.isfinite(left) else None)
+    return _outcome(flight, end, budget)
 
 
 def _lead(key: Any, flight: _Flight, run: Callable[[], Any]) -> Any:

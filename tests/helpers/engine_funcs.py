@@ -13,6 +13,16 @@ def sleep_then(seconds, value):
     return value
 
 
+def slow_the_first_time(marker, seconds, value):
+    """Sleeps `seconds` on the first call for `marker` (a file path it then creates), answers at once
+    after: the same call is slow for a leader stuck behind a burst, quick for a follower's own run."""
+    if os.path.exists(marker):
+        return value
+    open(marker, "w").close()
+    time.sleep(seconds)
+    return value
+
+
 def spin(seconds):
     """Busy CPU loop (a stuck sympy call looks like this, not like a sleep)."""
     end = time.monotonic() + seconds
