@@ -139,15 +139,21 @@ def integers(draw) -> Gold:
     if n >= 10 and int(digits[1:]) != 0:
         op = draw(st.sampled_from(["\\cdot", "\\times", "·", "×", "*"]))
         b.wrong("digits joined by a product", f"{digits[0]} {op} {int(digits[1:])}")
-    around = draw(st.sampled_from(["-\\boxed{{{}}}", "\\boxed{{{}}}^2", "\\boxed{{{}}} \\times 10^3", "\\boxed{{{}}}!",
-                                   "\\frac{{\\boxed{{{}}}}}{{7}}", "\\sqrt{{\\boxed{{{}}}}}", "1\\boxed{{{}}}",
-                                   "\\boxed{{{}}}0", "\\boxed{{{}}}.5"]))
-    b.wrong_text("box inside a larger expression", f"So $x = {around.format(n)}$.",
-                 n not in (0, 1) or around.startswith("1") or around.endswith(("0", ".5", "}}/7}}", "3")))
+    # Each way to put the box inside an expression, with the values of n it leaves unchanged.
+    same = {"-\\boxed{{{}}}": {0}, "\\boxed{{{}}}^2": {0, 1}, "\\boxed{{{}}} \\times 10^3": {0}, "\\boxed{{{}}}!": {1, 2},
+            "\\frac{{\\boxed{{{}}}}}{{7}}": {0}, "\\sqrt{{\\boxed{{{}}}}}": {0, 1}, "\\boxed{{{}}}0": {0},
+            "\\boxed{{{}}}.5": set(), "\\boxed{{{}}}\\,000": {0}, "\\boxed{{{}}},000": {0}, "\\boxed{{{}}}x": {0},
+            "\\boxed{{{}}}\\text{{k}}": {0}, "\\boxed{{{}}}\\,\\pi": {0}, "\\boxed{{{}}}\\ln 2": {0}, "\\boxed{{{}}}½": {0},
+            "(\\boxed{{{}}})^2": {0, 1}, "x > \\boxed{{{}}}": set(), "x \\neq \\boxed{{{}}}": set(),
+            "\\boxed{{{}}}\\text{{ million}}": {0}}
+    around = draw(st.sampled_from(sorted(same)))
+    b.wrong_text("box inside a larger expression", f"So $x = {around.format(n)}$.", n not in same[around])
+    b.wrong_text("digit glued before the box", f"So $x = 1\\boxed{{{n}}}$.", n >= 0)
+    b.wrong_text("absolute value around the box", f"So $x = |\\boxed{{{n}}}|$.", n < 0)
     qualifier = draw(st.sampled_from(["\\text{{at least }}{}", "\\text{{more than }}{}", "\\text{{less than }}{}",
                                       "{}\\text{{ at most}}", "{}\\text{{ or more}}", "{}\\text{{ billion}}",
                                       "{}\\text{{ dozen}}", "\\text{{not }}{}", "{}\\text{{ (not)}}"]))
-    b.wrong("qualified value", qualifier.format(n))
+    b.wrong("qualified value", qualifier.format(n), n != 0 or not any(w in qualifier for w in ("billion", "dozen")))
     b.wrong_text("qualified claim", f"The final answer is {draw(st.sampled_from(['at least', 'more than', 'less than', 'not', 'never']))} ${n}$.")
     b.wrong_text("scale word after the box", f"So $\\boxed{{{n}}}$ {draw(st.sampled_from(['thousand', 'million', 'dozen']))}.", n != 0)
     b.wrong("label chain to another value", f"x = {n} = {m}")
