@@ -41,11 +41,11 @@ _FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^
 _ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
 _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
-_QUALIFIED = re.compile(r"[\d$]|\\[(\[]")
+_QUALIFIED = re.compile(r"[\d$]|\\[(\[]|\.\.")  # `..`: `$85$...` goes on
 _WORD = re.compile(r"[A-Za-z]+")
 # A sentence ends at a full stop (not that of `i.e.`, `e.g.`, `approx.`, `vs.`) or where a reason or
 # a wish starts; a relative clause (`, which is 20`) is part of it, so a value there qualifies the span.
-_SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)\.(?:\s|$)|\s(?:I hope|because|since)\b")
+_SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)(?<!\.)\.(?:\s|$)|\s(?:I hope|because|since)\b")
 # A label just before a box (`y_1 = \boxed{…}`, `\( y_2 = \boxed{…}`): boxes that each carry one are
 # joined across it, and keep it (`y_1 = \boxed{a} \text{ and } y_2 = \boxed{b}` is `y_1=a, y_2=b`).
 _BOX_LABEL = re.compile(r"(?<![A-Za-z\\])([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*=\s*(?:\\[(\[]\s*|\$\s*)?$")
