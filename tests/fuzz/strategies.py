@@ -33,15 +33,20 @@ class Gold:
     mutations: tuple[Mutation, ...]
 
 
-WRAPPERS = ("So the answer is $\\boxed{{{}}}$.", "\\boxed{{{}}}",
-            "Therefore, the final answer is $\\boxed{{{}}}$. I hope it is correct.")
+DAPO = "math_dapo"
+# (data_source, how a response states the answer): a box, a stated answer, `\fbox`, DAPO's `Answer:` line.
+WRAPPERS = ((MATH, "So the answer is $\\boxed{{{}}}$."), (MATH, "\\boxed{{{}}}"),
+            (MATH, "Therefore, the final answer is $\\boxed{{{}}}$. I hope it is correct."),
+            (MATH, "The final answer is ${}$."), (MATH, "Thus $\\fbox{{{}}}$ is the answer."),
+            (DAPO, "Let me compute.\nAnswer: {}"), (DAPO, "Answer: $\\boxed{{{}}}$"))
 
 
 class _Builder:
     """Collects one gold's mutations, each response wrapped the way the drawn wrapper says."""
 
-    def __init__(self, wrapper: str):
+    def __init__(self, wrapper: str, source: str = MATH):
         self.wrapper = wrapper
+        self.source = source
         self.items: list[Mutation] = []
 
     def wrong(self, name: str, answer: str, when: bool = True) -> None:
@@ -63,7 +68,8 @@ class _Builder:
 
 
 def _builder(draw) -> _Builder:
-    return _Builder(draw(st.sampled_from(WRAPPERS)))
+    source, wrapper = draw(st.sampled_from(WRAPPERS))
+    return _Builder(wrapper, source)
 
 
 def _other_digit(draw, digit: str, nonzero: bool = False) -> str:
@@ -174,7 +180,7 @@ def integers(draw) -> Gold:
         grouped = f"{abs(n):,}"
         sep = draw(st.sampled_from(["{,}", "\\,", ","]))
         b.right("thousands separator", sign + grouped.replace(",", sep))
-    return Gold("integer", MATH, str(n), tuple(b.items))
+    return Gold("integer", b.source, str(n), tuple(b.items))
 
 
 @st.composite
@@ -201,7 +207,7 @@ def decimals(draw) -> Gold:
     b.wrong("repeating last digit", f"{sign}{body[:-1]}\\overline{{{body[-1]}}}")
     b.right("trailing zero", f"{sign}{body}0")
     b.right("fraction", _frac(value))
-    return Gold("decimal", MATH, f"{sign}{body}", tuple(b.items))
+    return Gold("decimal", b.source, f"{sign}{body}", tuple(b.items))
 
 
 @st.composite
@@ -239,7 +245,7 @@ def fractions(draw) -> Gold:
     if p > q:
         whole, rest = divmod(p, q)
         b.right("mixed number", f"{whole}\\frac{{{rest}}}{{{q}}}")
-    return Gold("fraction", MATH, gold, tuple(b.items))
+    return Gold("fraction", b.source, gold, tuple(b.items))
 
 
 def _prime_factors(n: int) -> list[int]:
@@ -270,7 +276,7 @@ def mixed_unicode(draw) -> Gold:
     whole = draw(st.integers(1, 9).filter(lambda w: den != 10))
     b = _builder(draw)
     b.wrong("vulgar fraction read as digits", f"{whole}{glyph}")
-    return Gold("mixed number", MATH, f"\\frac{{{10 * whole + num}}}{{{den}}}", tuple(b.items))
+    return Gold("mixed number", b.source, f"\\frac{{{10 * whole + num}}}{{{den}}}", tuple(b.items))
 
 
 @st.composite
@@ -295,7 +301,7 @@ def surds(draw) -> Gold:
     b.right("cdot", f"{sign}{k} \\cdot \\sqrt{{{n}}}")
     b.right("short argument", f"{sign}{coeff}\\sqrt{n}", n < 10)
     b.right("plain text", f"{sign}{k}*sqrt({n})")
-    return Gold("surd", MATH, gold, tuple(b.items))
+    return Gold("surd", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -319,7 +325,7 @@ def pi_forms(draw) -> Gold:
     b.right("coefficient outside", f"\\frac{{{k}}}{{{m}}}\\pi" if m > 1 else f"{k}\\pi")
     b.right("dfrac", f"\\dfrac{{{k}\\pi}}{{{m}}}")
     b.right("plain text", f"{k}*pi/{m}")
-    return Gold("pi", MATH, gold, tuple(b.items))
+    return Gold("pi", b.source, gold, tuple(b.items))
 
 
 def _poly(coeffs: dict[int, int], var: str = "x", order: list[int] | None = None) -> str:
@@ -356,7 +362,7 @@ def polynomials(draw) -> Gold:
     b.right("reorder terms", _poly(coeffs, order=list(order)))
     factors = f"{'' if lead == 1 else '-' if lead == -1 else lead}(x{-r1:+d})(x{-r2:+d})"
     b.right("factored", factors.replace("+0", "").replace("-0", ""))
-    return Gold("polynomial", MATH, gold, tuple(b.items))
+    return Gold("polynomial", b.source, gold, tuple(b.items))
 
 
 _OPEN, _CLOSE = {"(": "[", "[": "("}, {")": "]", "]": ")"}
@@ -384,7 +390,7 @@ def intervals(draw) -> Gold:
     b.right("left right", f"\\left{lo}{a}, {b_}\\right{hi}")
     b.right("membership", f"x \\in {gold}")
     b.right("inequality", f"{a} {'<' if lo == '(' else chr(92) + 'le'} x {'<' if hi == ')' else chr(92) + 'le'} {b_}")
-    return Gold("interval", MATH, gold, tuple(b.items))
+    return Gold("interval", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -401,7 +407,7 @@ def unions(draw) -> Gold:
     b.wrong("change an endpoint", f"({a},{b_}]\\cup[{c},{d + 1})")
     b.wrong("flip a bracket", f"({a},{b_})\\cup{second}")
     b.right("reorder", f"{second}\\cup{first}")
-    return Gold("union", MATH, gold, tuple(b.items))
+    return Gold("union", b.source, gold, tuple(b.items))
 
 
 _FLIP = {">": "<", "<": ">", "\\ge": "\\le", "\\le": "\\ge"}
@@ -425,7 +431,7 @@ def inequalities(draw) -> Gold:
     bracket = "(" if rel in (">", "<") else "["
     closing = ")" if rel in (">", "<") else "]"
     b.right("interval", f"{bracket}{c},\\infty)" if inf else f"(-\\infty,{c}{closing}")
-    return Gold("inequality", MATH, gold, tuple(b.items))
+    return Gold("inequality", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -446,7 +452,7 @@ def sets(draw) -> Gold:
     shuffled = draw(st.permutations(items))
     b.right("reorder", "\\{" + ",".join(map(str, shuffled)) + "\\}")
     b.right("bare list", ", ".join(map(str, shuffled)))
-    return Gold("set", MATH, gold, tuple(b.items))
+    return Gold("set", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -470,7 +476,7 @@ def tuples(draw) -> Gold:
     b.right("transposed row", "(" + ",".join(map(str, items)) + ")^T")
     b.right("left right", "\\left(" + ", ".join(map(str, items)) + "\\right)")
     b.right("column vector", "\\begin{pmatrix}" + "\\\\".join(map(str, items)) + "\\end{pmatrix}")
-    return Gold("tuple", MATH, gold, tuple(b.items))
+    return Gold("tuple", b.source, gold, tuple(b.items))
 
 
 LABELS = [("x", "y"), ("a", "b"), ("p", "q"), ("m", "n"), ("b_1", "b_2"), ("a_{1}", "a_{2}"), ("AB", "CD")]
@@ -492,7 +498,7 @@ def labelled(draw) -> Gold:
     b.wrong("values in the other order", f"{v}, {u}")
     b.right("reorder the pairs", f"{l2}={v}, {l1}={u}")
     b.right("values in order", f"{u}, {v}")
-    return Gold("labelled system", MATH, gold, tuple(b.items))
+    return Gold("labelled system", b.source, gold, tuple(b.items))
 
 
 def _matrix(rows: list[list[int]], env: str = "pmatrix") -> str:
@@ -521,7 +527,7 @@ def matrices(draw) -> Gold:
     b.wrong("scalar multiple", "2" + gold, any(x for row in rows for x in row))
     b.wrong("negated", "-" + gold, any(x for row in rows for x in row))
     b.right("brackets", _matrix(rows, "bmatrix"))
-    return Gold("matrix", MATH, gold, tuple(b.items))
+    return Gold("matrix", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -531,7 +537,7 @@ def determinants(draw) -> Gold:
     det = rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0]
     b = _builder(draw)
     b.wrong("matrix for its determinant", _matrix(rows))
-    return Gold("determinant", MATH, str(det), tuple(b.items))
+    return Gold("determinant", b.source, str(det), tuple(b.items))
 
 
 UNITS = [("cm", "centimeters", "m"), ("kg", "kilograms", "g"), ("m", "meters", "km"),
@@ -553,7 +559,7 @@ def units(draw) -> Gold:
     b.right("unit spelt out", f"{n}\\text{{ {spelt}}}")
     b.right("unit in mathrm", f"{n}\\mathrm{{{unit}}}", unit in ("cm", "kg", "m"))
     b.right("no unit", str(n))
-    return Gold("unit", MATH, gold, tuple(b.items))
+    return Gold("unit", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -566,7 +572,7 @@ def percentages(draw) -> Gold:
     b.wrong("dollars for percent", f"\\${n}")
     b.right("no sign", str(n))
     b.right("percent word", f"{n} \\text{{ percent}}")
-    return Gold("percentage", MATH, gold, tuple(b.items))
+    return Gold("percentage", b.source, gold, tuple(b.items))
 
 
 WORDS = ["odd", "even", "one", "east", "north", "yes", "none", "neither", "true", "false", "left",
@@ -588,7 +594,7 @@ def words(draw) -> Gold:
     b.wrong("negated", f"\\text{{not {word}}}")
     b.right("capitalised", f"\\text{{{word.capitalize()}}}")
     b.right("bold", f"\\textbf{{{word}}}")
-    return Gold("word", MATH, gold, tuple(b.items))
+    return Gold("word", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -602,7 +608,7 @@ def lines(draw) -> Gold:
     b.wrong("another variable", f"z = {n}")
     b.wrong("change the value", f"y = {n + k}")
     b.right("right side", str(n))
-    return Gold("line", MATH, gold, tuple(b.items))
+    return Gold("line", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -618,7 +624,7 @@ def trig(draw) -> Gold:
     b.wrong("change the factor", f"{fn}({k + 1}x)")
     b.right("spaced", f"{fn} ({k} x)")
     b.right("left right", f"{fn}\\left({k}x\\right)")
-    return Gold("trig", MATH, gold, tuple(b.items))
+    return Gold("trig", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -631,7 +637,7 @@ def plus_minus(draw) -> Gold:
     b.wrong("second pm", f"{a}\\pm\\sqrt{{{n}}}\\pm 1")
     b.wrong("pm on the wrong term", f"-{a}\\pm\\sqrt{{{n}}}")
     b.right("both values listed", f"{a}+\\sqrt{{{n}}}, {a}-\\sqrt{{{n}}}")
-    return Gold("plus-minus", MATH, gold, tuple(b.items))
+    return Gold("plus-minus", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -641,7 +647,7 @@ def two_signs(draw) -> Gold:
     c = draw(st.integers(1, 20))
     b = _builder(draw)
     b.wrong("two pm signs", f"\\pm {a} \\pm {c}")
-    return Gold("two signs", MATH, f"{a + c}, {-(a + c)}", tuple(b.items))
+    return Gold("two signs", b.source, f"{a + c}, {-(a + c)}", tuple(b.items))
 
 
 @st.composite
@@ -704,7 +710,7 @@ def powers(draw) -> Gold:
     b.wrong("value off by one", str(a**e + 1))
     b.right("its value", str(a**e))
     b.right("plain text", f"{a}**{e}")
-    return Gold("power", MATH, f"{a}^{{{e}}}", tuple(b.items))
+    return Gold("power", b.source, f"{a}^{{{e}}}", tuple(b.items))
 
 
 @st.composite
@@ -722,7 +728,7 @@ def complex_numbers(draw) -> Gold:
     b.wrong("capital I", gold.replace("i", "I"))
     b.wrong("as a pair", f"({re_},{im})")
     b.right("imaginary part first", f"{unit(im)}{'+' if re_ >= 0 else ''}{re_}")
-    return Gold("complex", MATH, gold, tuple(b.items))
+    return Gold("complex", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -735,7 +741,7 @@ def based_numbers(draw) -> Gold:
     b.wrong("drop the base", text)
     b.wrong("its value in the wrong base", f"{text}_{{{base + 1}}}")
     b.right("same spelling", f"{text}_{{{base}}}")
-    return Gold("based number", MATH, gold, tuple(b.items))
+    return Gold("based number", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -751,7 +757,7 @@ def degrees(draw) -> Gold:
     b.wrong("negative angle", f"-{d}^\\circ")
     b.right("degree word", f"{d}\\text{{ degrees}}")
     b.right("no mark", str(d))
-    return Gold("degrees", MATH, gold, tuple(b.items))
+    return Gold("degrees", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -765,7 +771,7 @@ def ratios(draw) -> Gold:
     b.wrong("digits run together", f"{p}{q}")
     b.wrong("scaled", f"{2 * p}:{2 * q}")
     b.right("spaced", f"{p} : {q}")
-    return Gold("ratio", MATH, gold, tuple(b.items))
+    return Gold("ratio", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -778,7 +784,7 @@ def reals(draw) -> Gold:
                          ("complex numbers", "\\mathbb{C}"), ("empty set", "\\emptyset")]:
         b.wrong(name, answer)
     b.right("the other spelling", "(-\\infty,\\infty)" if gold.startswith("\\mathbb") else "\\mathbb{R}")
-    return Gold("reals", MATH, gold, tuple(b.items))
+    return Gold("reals", b.source, gold, tuple(b.items))
 
 
 @st.composite
@@ -793,7 +799,7 @@ def choices(draw) -> Gold:
     b.wrong("not the letter", f"\\text{{not {letter}}}")
     b.right("parenthesised", f"\\text{{({letter})}}")
     b.right("bold", f"\\textbf{{{letter}}}")
-    return Gold("choice", MATH, letter, tuple(b.items))
+    return Gold("choice", b.source, letter, tuple(b.items))
 
 
 FAMILIES = {
