@@ -78,8 +78,8 @@ _FAULT = re.compile(r"(?i)\b(?:wrong|incorrect|mistaken|mistakes?|errors?|errone
 _END = r"(?<!\bi\.e)(?<!\be\.g)[.!?]+(?=\s|$)"  # a full stop, but not that of `i.e.` or `e.g.`
 _SENTENCE = re.compile(rf"(?:(?!{_END})[^\n])*(?:{_END}|\n|$)")
 # A later statement of a value (`The correct answer is 9`, `the answer should be $8$`, `it is actually 8`).
-_RESTATED = re.compile(r"(?i)\b(?:answer|result)\s*(?:is|was|should be|must be|would be|=|:)\s*(?:actually\s+)?"
-                       rf"(?:\$|\\\(|\\boxed\{{)?\s*({NUMBER})")
+_RESTATED = re.compile(r"(?i)(?:\b(?:answer|result)\s*(?:is|was|should be|must be|would be|=|:)\s*(?:actually\s+)?"
+                       rf"(?:\$|\\\(|\\boxed\{{)?|\\(?:boxed|fbox)\{{)\s*({NUMBER})")  # also a later box: `#### 5 ... \boxed{{6}}`
 # In the answer's own sentence, a second value put beside it (`\\boxed{\\frac14}, which is 20`, `i.e. 20`).
 _APPOSED = re.compile(r"(?i)(?:\bwhich|\bthat|\bi\.e\.?|=|\bequals?|\bmeaning)\s*(?:is|equals|means|gives)?\s*"
                       rf"(?:about|approximately|roughly)?\s*(?:\$|\\\()?\s*({NUMBER})")

@@ -149,6 +149,7 @@ def test_value_changing_tail_is_not_paid(response):
 
 @pytest.mark.parametrize("response", ["#### 5", "#### 5.", "#### 5 dollars", "#### $5 per day", "#### **5**",
                                       "#### 5%", "#### 5 apples in total", "#### 5\nso 6 was wrong",
-                                      "#### 5. The answer is 6 minus 1.", "#### \\boxed{5}", "#### 5 (five)"])
+                                      "#### 5. The answer is 6 minus 1.", "#### \\boxed{5}", "#### 5 (five)",
+                                      "#### 5\n\n\\boxed{5}"])
 def test_words_after_the_number_still_pay(response):
     assert verdict(response, "5")["verdict"] == "correct"

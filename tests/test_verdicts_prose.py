@@ -81,6 +81,7 @@ def test_gsm8k_flexible_ordinary_words_still_pay(response):
     (MATH, "<think>x</think><answer>The answer is 7. Or maybe 9.</answer>"),
     (DAPO, "Answer: 7\nActually, no: the answer is 9."),
     (MATH, r"\boxed{7}. So the final answer is $8$ after all."),
+    (GSM8K, "#### 7\n\n\\boxed{8}"), (GSM8K, "#### 7\nSo $\\fbox{8}$ apples."),
     (GSM8K, "#### 7. No wait, it is 8"), (GSM8K, "#### 7\nOh wait, 8"), (MATH, r"\boxed{7}. Um, actually it is $8$."),
 ])
 def test_an_answer_taken_back_is_not_paid(data_source, response):

@@ -74,7 +74,8 @@ def strict_answer(region: str) -> tuple[str | None, str]:
     if at < 0:
         return None, "no `####` answer line"
     end = at + len(MARKER) + _LOOKAHEAD
-    tail = _DRESSING.sub("", region[at + len(MARKER):end])
+    line, newline, later = region[at + len(MARKER):end].partition("\n")
+    tail = _DRESSING.sub("", line) + newline + later  # the answer's line only: a later `\boxed{6}` stays a box
     found = _LEADING_NUMBER.match(tail)
     if found is None:
         return None, f"no number after the last `####`: {region[at:at + 60]!r}"
