@@ -686,6 +686,8 @@ def gsm8k(draw) -> Gold:
     b.wrong("unicode superscript", f"#### {n}²", n > 1)
     b.wrong("first digits only", f"#### {sign}{digits[:-1]}", len(digits) > 1)
     b.wrong("a later boxed answer", f"#### {n}\n\nSo the final answer is $\\boxed{{{m}}}$.")
+    b.wrong("a later bare box", f"#### {n}\n\n$\\boxed{{{m}}}$")
+    b.right("the same value boxed later", f"#### {n}\n\n$\\boxed{{{n}}}$")
     b.right("dollar", f"#### ${n}", n >= 0)
     b.right("bold", f"#### **{n}**")
     b.right("trailing full stop", f"#### {n}.")
