@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
+from functools import lru_cache
 from typing import Callable
 
 from .number_text import DENIALS, NUMBER, NUMBER_WORDS, VALUE_WORDS, parse_number
@@ -44,6 +45,7 @@ _PHRASE_PUNCT = set("()[]*_-/'\u2019\"`.!?%\u00b0\u2030")
 _PHRASE_END = re.compile(r"[,;:]|\s[-\u2013\u2014]+\s")
 _CLAUSE_BREAK = re.compile(r"[.!?](?=\s|$)|\n|[,;:]|\s[-\u2013\u2014]+\s")
 _LOOKBACK = 300
+_UP_TO_LAST_BREAK = re.compile(r"(?s).*(?:" + _CLAUSE_BREAK.pattern + ")")   # greedy: ends at the last break
 
 HYPOTHETICAL = frozenset("""
 argue argued argues assume assumed assuming claim claimed claims could doubt doubtful fallacy guessing
@@ -53,6 +55,15 @@ said says saying suppose supposing tempting than trap uncertain unless unlikely 
 """Words that make the clause after them no assertion (`if the answer is 7`, `some say the answer is
 7`, `rather than 7`), read only before an answer's marker."""
 _CONTRACTED_NOT = re.compile(r"(?i)n['\u2019]t\b|\bcannot\b")
+
+
+def _any_word(words) -> re.Pattern:
+    """One scan for any of `words` standing alone (letters on neither side), case-insensitive."""
+    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted(words, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
+_DENYING_WORD = _any_word(DENIALS | HYPOTHETICAL)   # before an answer: a denial or a hypothesis
+_HEDGING_WORD = _any_word(DENIALS | {"or", "maybe", "perhaps", "possibly", "actually", "instead"})   # after it
 
 # After the last answer: the next sentence opens with a correction or an alternative.
 _LEAD = r"(?i)^[\s*_>\"'(]*"
@@ -84,6 +95,7 @@ _RESTATED = re.compile(r"(?i)(?:\b(?:answer|result)\s*(?:is|was|should be|must b
 _APPOSED = re.compile(r"(?i)(?:\bwhich|\bthat|\bi\.e\.?|=|\bequals?|\bmeaning)\s*(?:is|equals|means|gives)?\s*"
                       rf"(?:about|approximately|roughly)?\s*(?:\$|\\\()?\s*({NUMBER})")
 _TAIL_WINDOW = 2000  # characters after an answer read for a retraction
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
 def plain_tail(line: str, value: Fraction | None = None) -> bool:
@@ -154,11 +166,13 @@ def denied_before(text: str, at: int) -> bool:
     `if the answer is 7`. The clause starts after the last `.`, `!`, `?`, line break, `,`, `;` or
     `:` (so `Since x cannot be 0, the answer is 7` and `No, the answer is 7` are assertions)."""
     window = text[max(0, at - _LOOKBACK):at]
-    starts = [m.end() for m in _CLAUSE_BREAK.finditer(window)]
-    clause = window[starts[-1] if starts else 0:]
-    if _CONTRACTED_NOT.search(clause):
-        return True
-    return any(w.lower() in DENIALS or w.lower() in HYPOTHETICAL for w in _WORDS.findall(clause))
+    last_break = _UP_TO_LAST_BREAK.match(window)
+    return _denies(window[last_break.end():] if last_break else window)
+
+
+@lru_cache(maxsize=8192)   # the clause before an answer is the same few phrasings, run after run
+def _denies(clause: str) -> bool:
+    return bool(_CONTRACTED_NOT.search(clause) or _DENYING_WORD.search(clause))
 
 
 def taken_back(after: str, differs: Callable[[str], bool] | None = None) -> bool:
@@ -169,9 +183,10 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None) -> bool
     value beside it (`, which is 20`), or a later `the answer is N`, where the number `differs`
     from the answer."""
     after = after[:_TAIL_WINDOW]
+    if not _LETTER_OR_DIGIT.search(after):
+        return False   # `$.`, `$$`, `**`: every way of taking an answer back needs a word or a number
     first = _SENTENCE.match(after).group()
-    if any(w.lower() in DENIALS or w.lower() in ("or", "maybe", "perhaps", "possibly", "actually", "instead")
-           for w in _WORDS.findall(first)) or _CONTRACTED_NOT.search(first):
+    if _HEDGING_WORD.search(first) or _CONTRACTED_NOT.search(first):
         return True
     if differs is not None and any(differs(m.group(1)) for m in _APPOSED.finditer(first)):
         return True
@@ -192,6 +207,8 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None) -> bool
     return False
 
 
-def differs_from(value: Fraction | None) -> Callable[[str], bool]:
-    """A `differs` for `taken_back`: the restated number is another value than `value`."""
-    return lambda token: value is not None and parse_number(token) not in (None, value)
+def differs_from(value: Fraction | None | Callable[[], Fraction | None]) -> Callable[[str], bool]:
+    """A `differs` for `taken_back`: the restated number is another value than `value` (or than what
+    `value()` gives, read only when a number is restated: most answers have none after them)."""
+    read = value if callable(value) else (lambda: value)
+    return lambda token: (known := read()) is not None and parse_number(token) not in (None, known)

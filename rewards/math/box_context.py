@@ -11,6 +11,7 @@ Only the same line is read, a few characters each side.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..number_text import VALUE_WORDS
 from ..prose import SHORT_WORDS
@@ -50,8 +51,12 @@ _HARMLESS_AFTER = frozenset({"to", "through", "over"})
 
 def attached(text: str, start: int, end: int) -> bool:
     """Whether the box spanning `text[start:end]` is an operand of the math around it."""
-    before = _TAG.sub(" ", text[max(0, start - _WINDOW):start].rsplit("\n", 1)[-1])
-    after = _TAG.sub(" ", text[end:end + _WINDOW].split("\n", 1)[0])
+    return _attached(text[max(0, start - _WINDOW):start].rsplit("\n", 1)[-1], text[end:end + _WINDOW].split("\n", 1)[0])
+
+
+@lru_cache(maxsize=8192)   # the same phrasing around a box recurs across a GRPO group and a run
+def _attached(before: str, after: str) -> bool:
+    before, after = _TAG.sub(" ", before), _TAG.sub(" ", after)
     if _OPERAND_BEFORE.search(before):
         return True
     if _OPERAND_AFTER.match(after) or after[:1].isnumeric():

@@ -14,6 +14,7 @@ worker pool, where sympy runs under a hard deadline (`Settings.timeout`).
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -124,9 +125,8 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         content, _ = boxed_answer(region, box)
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
-        value = exact_value(read_answer(content)[0]) if within_limits(content) else None
         restated = stated is not None and _STATES_VALUE.match(after, stated[1])
-        if (denied_before(region, box.start) or taken_back(after, differs_from(value))
+        if (denied_before(region, box.start) or taken_back(after, differs_from(lambda: _exact(content)))
                 or restated and not _agree(stated[0], content)):
             return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
         if attached(region, box.start, box.end):  # `-\boxed{21}`, `\boxed{21}^2`, `\boxed{21} thousand`
@@ -139,6 +139,11 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         answer, rest = split_statement(region)
         return _stated((answer if not taken_back(rest) else "", 0), region)
     return None, "no \\boxed{} answer" + (" and no `Answer:` line" if answer_line else "")
+
+
+def _exact(content: str) -> Fraction | None:
+    """The box's value as an exact number, where it is one."""
+    return exact_value(read_answer(content)[0]) if within_limits(content) else None
 
 
 def _stated(statement: tuple[str, int], region: str) -> tuple[str | None, str]:
