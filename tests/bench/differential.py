@@ -25,17 +25,14 @@ sys.path[:0] = [str(HERE), str(ROOT)]
 
 from baselines import math_verify_score, verl_score  # noqa: E402
 from corpus import corpus  # noqa: E402
+from math_vs_mathverify import fidelity_cases as labelled_fidelity_cases  # noqa: E402
 
 from rewards import compute_score  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures"
-
 
 def fidelity_cases() -> list[dict]:
-    rows = [json.loads(line) for path in sorted(FIXTURES.glob("math_fidelity*.jsonl"))
-            for line in path.read_text().splitlines() if line.strip()]
-    return [dict(source="fidelity", group=r["rule"], data_source=r["data_source"], response=r["response"],
-                 gold=r["gold"], label=r["expected"] == "correct") for r in rows]
+    """The fidelity suite as the MATH benchmark reads it, named by source and rule."""
+    return [dict(source="fidelity", group=c.pop("rule"), **c) for c in labelled_fidelity_cases()]
 
 
 def corpus_cases(n: int) -> list[dict]:
