@@ -54,7 +54,8 @@ def strip_special_tokens(text: str) -> str:
     seen = getattr(_last, "clean", None)
     if seen is not None and (text is seen[0] or text is seen[1]):
         return seen[1]
-    clean = SPECIAL_TOKEN.sub("", text) if any(start in text for start in _TOKEN_STARTS) else text
+    leaked = "<" in text and any(start in text for start in _TOKEN_STARTS)   # every token opens with `<`
+    clean = SPECIAL_TOKEN.sub("", text) if leaked else text
     _last.clean = (text, clean)
     return clean
 
