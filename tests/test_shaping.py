@@ -132,7 +132,9 @@ def test_lone_surrogates_are_counted_not_raised(tokenizer_dir, tokenizer):
     TypeError, which escaped as an exception from every entry point."""
     kwargs = {"overlong_buffer_len": 4, "max_resp_len": 64, "length_tokenizer": str(tokenizer_dir)}
     s = Settings(**kwargs)
-    assert compute_score("openai/gsm8k", "\ud800 so #### 5\udfff", "5", **kwargs)["verdict"] == "correct"
+    assert compute_score("openai/gsm8k", "\ud800 so #### 5\n\udfff", "5", **kwargs)["verdict"] == "correct"
+    # glued to the number, an unknown symbol is no unit: the answer is unparsable (scoring policy), not an error
+    assert compute_score("openai/gsm8k", "\ud800 so #### 5\udfff", "5", **kwargs)["verdict"] == "unparsable_pred"
     assert response_length("a\ud800b", None, s) == len(tokenizer.encode("a\ufffdb", add_special_tokens=False))
 
 

@@ -22,18 +22,19 @@ def fast(n: int = 72) -> list[tuple[str, str, str]]:
 
 def symbolic(n: int = 48) -> list[tuple[str, str, str]]:
     """Correct answers whose spelling only the worker's symbolic check relates to the gold's
-    (trigonometric values, binomials): each pair distinct, so no verdict cache helps."""
+    (binomials and finite sums; trigonometric values at known angles are settled in process now):
+    each pair distinct, so no verdict cache helps."""
     rows = []
     for k in range(2, 2 + n):
         kind = k % 4
         if kind == 0:
             rows.append((MATH, f"We get $\\boxed{{\\binom{{{k + 3}}}{{2}}}}$.", str((k + 3) * (k + 2) // 2)))
         elif kind == 1:
-            rows.append((MATH, f"Hence \\boxed{{{2 * k}\\cos\\frac{{\\pi}}{{3}}}}.", str(k)))
+            rows.append((MATH, f"Hence \\boxed{{\\binom{{{k + 3}}}{{3}}}}.", str((k + 3) * (k + 2) * (k + 1) // 6)))
         elif kind == 2:
-            rows.append((MATH, f"\\boxed{{{k}\\tan\\frac{{\\pi}}{{4}}}}", str(k)))
+            rows.append((MATH, f"\\boxed{{\\sum_{{i=1}}^{{{k}}} i}}", str(k * (k + 1) // 2)))
         else:
-            rows.append((MATH, f"\\boxed{{{2 * k}\\sin\\frac{{\\pi}}{{6}}}}", str(k)))
+            rows.append((MATH, f"\\boxed{{\\sum_{{i=1}}^{{{k}}} 2i}}", str(k * (k + 1))))
     return rows
 
 
