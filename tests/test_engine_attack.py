@@ -379,8 +379,9 @@ def test_a_follower_with_time_left_gets_its_own_run_when_the_leader_times_out(tm
         later = [ex.submit(follower, 0.3, 3.5) for _ in range(3)]  # 3.8 s: 1.8 s left when the leader lands
         assert (leader.result(), earlier.result()) == ("timeout", "timeout")
         assert [fut.result() for fut in later] == ["sound"] * 3
-    # the leader's run, then one for the three (another only for one that wakes after it landed)
-    assert 2 <= engine.stats().calls - before <= 3
+    # the leader's run, then one for the three where they wake together; under load a follower that
+    # wakes after another's run landed runs once more, so at most one run per caller
+    assert 2 <= engine.stats().calls - before <= 1 + len(later)
 
 
 def test_a_follower_outlives_its_leaders_interruption():
