@@ -25,13 +25,7 @@ def test_smoke_plan_of_every_text_preset_composes_and_verl_accepts_it(name, gsm8
                                                                      capsys):
     train, val = gsm8k_files
     local = ["--model", str(model_dirs["tiny-gsm8k"])] if name.startswith("tiny") else []   # a local-path preset
-    code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
-                 "--smoke-dir", str(tmp_path), *local])
-    out = capsys.readouterr().out
-    plan = json.loads(out[out.index("{"):])
-    assert code == 0, plan["findings"]
-    assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
-    command = dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
+    command = _smoke_command(name, train, val, tmp_path, capsys, *local)
     assert command["trainer.total_training_steps"] == str(smoke.STEPS)
     assert command["trainer.default_local_dir"] == str(tmp_path / "checkpoints")
     assert command["trainer.resume_mode"] == "disable"
@@ -58,13 +52,7 @@ def test_smoke_plan_of_every_vision_preset_composes_and_verl_accepts_it(name, di
     """Nothing of the model is on this machine: it is shrunk from the preset's record of its config, with
     the tiny tokenizer carrying Qwen2.5-VL's image tokens and its image processor's settings."""
     train, val = diagram_files
-    code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
-                 "--smoke-dir", str(tmp_path)])
-    out = capsys.readouterr().out
-    plan = json.loads(out[out.index("{"):])
-    assert code == 0, plan["findings"]
-    assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
-    command = dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
+    command = _smoke_command(name, train, val, tmp_path, capsys)
     assert command["trainer.total_training_steps"] == str(smoke.STEPS)
     assert command["actor_rollout_ref.model.path"] == str(tmp_path / "model")
     assert command["data.image_key"] == "images"
@@ -229,3 +217,14 @@ def test_a_model_path_naming_tiny_keeps_its_own_tokenizers_prompt_room(model_dir
     assert code == 0
     command = json.loads(out[out.index("{"):])["command"]
     assert "data.max_prompt_length=320" in command
+
+
+def _smoke_command(name, train, val, smoke_dir, capsys, *flags) -> dict[str, str]:
+    """The `key=value` overrides of a smoke plan that composed without an error."""
+    code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
+                 "--smoke-dir", str(smoke_dir), *flags])
+    out = capsys.readouterr().out
+    plan = json.loads(out[out.index("{"):])
+    assert code == 0, plan["findings"]
+    assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
+    return dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
