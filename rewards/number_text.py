@@ -80,7 +80,7 @@ sixteen seventeen eighteen nineteen twenty thirty forty fourty fifty sixty seven
 and twenty cents`)."""
 
 VALUE_WORDS = DENIALS | SCALE_WORDS | frozenset("""
-above almost approx approximately below crore cubed divided double eighth eighths estimate estimated
+above almost approx approximately below cubed divided double eighth eighths estimate estimated
 factorial fewer fifth fifths fourth fourths giga greater half halves hundredth hundredths inverse
 ish kilo larger least less maximum mega micro milli millionth millionths minimum minus more most multiplied
 nano nearly negated negative ninth ninths opposite or over plus plusminus quarter quarters

@@ -23,7 +23,7 @@ from ..number_text import VALUE_WORDS, parse_number
 from .canonical import canonical_equal, canonical_equation
 from .identity import identical
 from .labels import is_label, stated_members, well_formed
-from .normalize import _LEAD_IN as LEAD_IN
+from .normalize import LEAD_IN
 from .numeric import numerically_different
 from .structure import MAX_ITEMS, Group, Leaf, Node, parse, split_top
 

@@ -80,8 +80,8 @@ _APPROX_LABEL = re.compile(r"(?:^|=)\s*(?:[a-zA-Z]|\\(?!(?:pi|infty)(?![a-zA-Z])
 # (`32, 349` is two numbers, not 32349; so is `30^\circ,150^\circ` once its degree signs are gone).
 _LIST_COMMA = re.compile(r"(?<![\d{])(?<!\\!),|,(?![\d}]|\\!)")  # `10{,}000`, `10\!,\!000` too
 # Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
-_LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
-_PROSE_THEN_MATH = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
+LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
+_PROSE_THEN_MATH = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
 # e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
 _E_NUMBER = re.compile(rf"(?<![\w.\\]){E_NOTATION}(?![\w.])")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
@@ -165,7 +165,7 @@ _TRAILING = re.compile(r"(?:[\s.,;:?]|\\\\?)+$")
 _LEADING = re.compile(r"^(?:[\s:]|\\\\)+")
 _WRAPPED_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{")
 _INNER_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_LEAD_IN_ONLY = re.compile(rf"(?:{_LEAD_IN}[ \t:,]*)+")
+_LEAD_IN_ONLY = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+")
 _OPERATOR_BEFORE_BOX = re.compile(r"(?:[-+*/]|\\(?:cdot|times|div)(?![a-zA-Z]))\s*$")
 # What may stand just before an inner box unwrapped in place: a relation, or a word and a space.
 _OPEN_BEFORE_BOX = re.compile(r"(?:[=:<>]|\\(?:[lg]eq?|neq?|approx)(?![a-zA-Z])|(?<![A-Za-z\\])[A-Za-z]{3,}\s)\s*$")
