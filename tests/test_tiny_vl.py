@@ -27,7 +27,7 @@ def test_the_built_in_config_is_the_published_one():
     assert smoke.source_config(preset.model, preset.model, preset.model_config) == preset.model_config
 
 
-@pytest.mark.parametrize("tp, heads, kv_heads", [(1, 4, 2), (2, 4, 2), (4, 4, 4), (8, 8, 8), (3, 6, 3)])
+@pytest.mark.parametrize("tp, heads, kv_heads", [(1, 4, 2), (2, 8, 4), (4, 16, 8), (8, 32, 16), (3, 12, 6)])
 def test_every_split_the_run_needs_divides_the_shrunk_model(tp, heads, kv_heads):
     """Text heads, KV heads and vision heads divide the tensor-parallel size; the image-token layout
     (patch, merge, temporal, window) is the model's; the vision tower keeps a windowed block and a

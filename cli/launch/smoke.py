@@ -29,7 +29,6 @@ from .model import find_config, local_model_dir, read_config
 STEPS = 2
 VAL_ROWS = 8
 LAYERS = 2
-WIDTH = 256          # hidden size of the shrunk model: 4 heads of 64
 HEAD_DIM = 64
 BYTES_PER_TOKEN = 6  # a BPE token of English or LaTeX is at most a few bytes on average
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
@@ -122,13 +121,15 @@ def source_config(model: str, preset_model: str, preset_config: Mapping[str, Any
 
 
 def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
-    """The same architecture, 2 layers and heads of 64 wide: 4 heads, or as many as the tensor-parallel
-    size `tp` splits; grouped-query attention stays grouped where the split allows. A vision-language
+    """The same architecture, 2 layers and heads of 64 wide, with two key/value heads on every rank of
+    the widest tensor-parallel size `tp`, as real models have (Qwen3-8B at TP 4: 2 a rank); a grouped
+    model keeps two query heads a group. One key/value head a rank is a shape no real preset has, and
+    on it Megatron's weight export to vLLM failed (TP 4) or stalled (TP 2) on an H200. A vision-language
     model's vision tower is shrunk the same way (tiny_vl.py)."""
     heads = int((config.get("text_config") or config).get("num_attention_heads") or 4)
     grouped = int((config.get("text_config") or config).get("num_key_value_heads") or heads) < heads
-    new_heads = tp * -(-4 // tp)          # at least 4, a multiple of tp
-    kv_heads = max(2, tp) if grouped and new_heads % max(2, tp) == 0 else new_heads
+    kv_heads = 2 * tp
+    new_heads = 2 * kv_heads if grouped else max(4, kv_heads)
     if "vision_config" in config:
         from .tiny_vl import shrunk_vl_config
         try:
