@@ -216,6 +216,8 @@ def _smoke(args, preset, plan) -> int:
     import copy
     from .launch import smoke
     from .launch.command import count_local_gpus, local_argv
+    from .launch.env import tied_critic_finding
+    from .untie import write_untied
 
     if not plan.ok:   # the full run's own checks: the failure it would hit, found with no GPU
         print(f"smoke: FAIL before launch: {plan.errors[0].message}")
@@ -232,6 +234,10 @@ def _smoke(args, preset, plan) -> int:
     small_args.model, small_args.model_config = str(folder / "model"), None
     small_args.overrides = [*(args.overrides or []),
                             *smoke.smoke_overrides(plan.cfg, split, folder, byte_tokenizer=not shrunk.own_tokenizer)]
+    if tied_critic_finding(plan.cfg, tied=bool(config.get("tie_word_embeddings"))):
+        # the full run's critic is an untied copy (its plan passed): the shrunk critic is one too
+        write_untied(folder / "model", folder / "critic")
+        small_args.overrides.append(f"critic.model.path={folder / 'critic'}")
     small = _plan(small_args, preset)
     print(f"smoke: {preset.name} on {split.world} GPU(s), model {plan.model} shrunk to 2 layers in {folder / 'model'} "
           f"with {shrunk.tokenizer_from}")

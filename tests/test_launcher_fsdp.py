@@ -305,3 +305,70 @@ def test_flash_attn_is_required_unless_the_run_asks_for_sdpa_without_remove_padd
     assert "flash-attn" in [r.package for r in requirements(critic_sdpa.cfg)]
     assert "attn_implementation=sdpa" in missing_sentence(["flash-attn"], unpadded_sdpa.cfg)
     assert "whatever the config says" in missing_sentence(["flash-attn"], critic_sdpa.cfg)
+
+
+# --- log-probs without flash-attn ----------------------------------------------------------------------
+
+FUSED = "actor_rollout_ref.model.use_fused_kernels"
+
+
+def test_a_run_without_flash_attn_gets_verls_fused_log_probs(model_dirs):
+    """The tiny preset runs on sdpa without padding-free batches, so verl 0.9.1 would compute each
+    token's log-probability in its own Python iteration: the plan turns on the fused kernels and says why."""
+    plan = plan_for("tiny-gsm8k-grpo", model_dirs=model_dirs)
+    assert plan.cfg.actor_rollout_ref.model.use_fused_kernels is True
+    assert f"{FUSED}=true" in plan.overrides.texts()
+    assert any("one token at a time" in m for m in checks(plan)["speed"])
+
+
+@pytest.mark.parametrize("given", ["false", "true"])
+def test_the_users_fused_kernels_setting_wins(model_dirs, given):
+    plan = plan_for("tiny-gsm8k-grpo", f"{FUSED}={given}", model_dirs=model_dirs)
+    assert plan.cfg.actor_rollout_ref.model.use_fused_kernels is (given == "true")
+    assert "speed" not in checks(plan)
+
+
+@pytest.mark.parametrize("preset, overrides", [
+    (FSDP_PRESET, ()),                                         # flash-attn's cross-entropy serves
+    ("tiny-gsm8k-grpo", ("actor_rollout_ref.actor.calculate_sum_pi_squared=true",)),   # verl refuses both
+])
+def test_fused_log_probs_are_left_off_where_flash_attn_or_verl_rules_them_out(model_dirs, preset, overrides):
+    plan = plan_for(preset, *overrides, model_dirs=model_dirs)
+    assert not plan.cfg.actor_rollout_ref.model.use_fused_kernels
+    assert FUSED not in " ".join(plan.overrides.texts())
+
+
+def test_megatron_computes_its_own_log_probs(model_dirs):
+    plan = plan_for("tiny-gsm8k-grpo", strategy="megatron", model_dirs=model_dirs)
+    assert FUSED not in " ".join(plan.overrides.texts())
+
+
+def test_verls_fused_log_probs_equal_its_fallback_in_far_fewer_ops():
+    """What the plan's choice rests on, with verl's own functions: the fallback that runs without
+    flash-attn takes a Python iteration per token; the fused path gives the same log-probabilities
+    (and their gradient) from the hidden states in 512-token chunks."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    from verl.utils.experimental.torch_functional import FusedLinearForPPO
+    from verl.utils.torch_functional import logprobs_from_logits_v2
+
+    gen = torch.Generator().manual_seed(0)
+    tokens, hidden, vocab = 1000, 64, 259
+    states = torch.randn(tokens, hidden, generator=gen)
+    weight = torch.randn(vocab, hidden, generator=gen) * 0.1
+    labels = torch.randint(0, vocab, (tokens,), generator=gen)
+
+    def ops(fn):
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            out = fn()
+        return out, sum(e.count for e in prof.key_averages() if e.key.startswith("aten::"))
+
+    a = states.clone().requires_grad_()
+    looped, looped_ops = ops(lambda: logprobs_from_logits_v2((a @ weight.T).bfloat16(), labels))
+    b = states.clone().requires_grad_()
+    (fused, _entropy), fused_ops = ops(lambda: FusedLinearForPPO()(b, weight, labels))
+    assert torch.allclose(looped.float(), fused, atol=0.05)        # bf16 logits on the looped side
+    looped.float().sum().backward()
+    fused.sum().backward()
+    assert torch.allclose(a.grad, b.grad, atol=0.02, rtol=0.05)
+    assert looped_ops > 3 * tokens and looped_ops > 20 * fused_ops, (looped_ops, fused_ops)

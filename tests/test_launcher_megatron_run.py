@@ -82,3 +82,25 @@ def test_mbridge_with_a_megatron_core_that_removed_its_model_type_is_an_error():
     assert _bridge_mismatch(reqs("0.16.1")) is None and _bridge_mismatch(reqs("0.15.3")) is None
     assert _bridge_mismatch(reqs("0.17.0rc1")) is not None
     assert _bridge_mismatch([Requirement("megatron-core", "", None, "0.19.2")]) is None   # Megatron-Bridge users
+
+
+def test_a_megatron_critic_on_a_tied_model_through_mbridge_is_an_error(model_dirs):
+    """The H200 rehearsal of qwen2.5-0.5b-ppo stopped at the critic's load (`Weights {'lm_head.weight'}
+    not found`): verl builds the value model untied and mbridge reads lm_head.weight, which Qwen2.5-0.5B,
+    tying its output layer to the embedding, never saved."""
+    plan = plan_for("qwen2.5-0.5b-ppo", model_dirs=model_dirs)
+    [message] = checks(plan)["critic-weights"]
+    assert "lm_head.weight" in message and "critic.model.path" in message and "vanilla_mbridge=false" in message
+    assert not plan.ok
+
+
+@pytest.mark.parametrize("way_out", ["critic.megatron.vanilla_mbridge=false", "critic.megatron.use_dist_checkpointing=true"])
+def test_a_critic_that_does_not_read_lm_head_passes(model_dirs, way_out):
+    plan = plan_for("qwen2.5-0.5b-ppo", way_out, model_dirs=model_dirs)
+    assert "critic-weights" not in checks(plan)
+
+
+def test_an_actor_alone_on_a_tied_model_is_fine(model_dirs):
+    """mbridge maps a tied actor's output layer to the embedding: only the value model reads lm_head."""
+    plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)
+    assert "critic-weights" not in checks(plan)

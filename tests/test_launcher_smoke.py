@@ -4,6 +4,7 @@ failures are named in one sentence, and the process it starts is always ended.""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import textwrap
 
@@ -25,7 +26,12 @@ def test_smoke_plan_of_every_text_preset_composes_and_verl_accepts_it(name, gsm8
                                                                      capsys):
     train, val = gsm8k_files
     local = ["--model", str(model_dirs["tiny-gsm8k"])] if name.startswith("tiny") else []   # a local-path preset
+    if name == "qwen2.5-0.5b-ppo":   # its Megatron critic reads lm_head.weight: an untied copy, as the preset says
+        local = [f"critic.model.path={_untied_config(model_dirs[PRESET_MODEL[name]], tmp_path / 'untied')}"]
     command = _smoke_command(name, train, val, tmp_path, capsys, *local)
+    if name == "qwen2.5-0.5b-ppo":   # the shrunk critic is untied too, beside the shrunk actor
+        assert command["critic.model.path"] == str(tmp_path / "critic")
+        assert json.loads((tmp_path / "critic" / "config.json").read_text())["tie_word_embeddings"] is False
     assert command["trainer.total_training_steps"] == str(smoke.STEPS)
     assert command["trainer.default_local_dir"] == str(tmp_path / "checkpoints")
     assert command["trainer.resume_mode"] == "disable"
@@ -34,7 +40,8 @@ def test_smoke_plan_of_every_text_preset_composes_and_verl_accepts_it(name, gsm8
     for key in ("algorithm.adv_estimator", "actor_rollout_ref.rollout.name", "actor_rollout_ref.rollout.n"):
         assert command[key] == str(preset.overrides[key]).lower()      # the preset's own recipe is kept
     shrunk = json.loads((tmp_path / "model" / "config.json").read_text())
-    assert shrunk["num_hidden_layers"] == smoke.LAYERS and shrunk["hidden_size"] == smoke.WIDTH
+    assert shrunk["num_hidden_layers"] == smoke.LAYERS
+    assert shrunk["hidden_size"] == shrunk["num_attention_heads"] * smoke.HEAD_DIM
     assert shrunk["model_type"] == preset.model_config["model_type"]
 
 
@@ -219,6 +226,22 @@ def test_a_model_path_naming_tiny_keeps_its_own_tokenizers_prompt_room(model_dir
     assert "data.max_prompt_length=320" in command
 
 
+def _untied_config(model_dir, out):
+    """A folder like model_dir whose config says untied (what `rewards untie` writes, without weights)."""
+    shutil.copytree(model_dir, out)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "tie_word_embeddings": False}))
+    return out
+
+
+def test_a_smoke_of_a_tied_critic_fails_before_launch_with_the_plans_sentence(gsm8k_files, tmp_path, capsys):
+    train, val = gsm8k_files
+    code = main(["train", "qwen2.5-0.5b-ppo", "--smoke", "--train-files", str(train), "--val-files", str(val),
+                 "--smoke-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "smoke: FAIL before launch" in out and "rewards untie" in out
+
+
 def _smoke_command(name, train, val, smoke_dir, capsys, *flags) -> dict[str, str]:
     """The `key=value` overrides of a smoke plan that composed without an error."""
     code = main(["train", name, "--smoke", "--json", "--train-files", str(train), "--val-files", str(val),
@@ -228,3 +251,16 @@ def _smoke_command(name, train, val, smoke_dir, capsys, *flags) -> dict[str, str
     assert code == 0, plan["findings"]
     assert plan["ok"] and not [f for f in plan["findings"] if f["level"] == "error"]
     return dict(arg.split("=", 1) for arg in plan["command"][3:] if "=" in arg)
+
+
+@pytest.mark.parametrize("tp, grouped, heads, kv_heads", [(1, True, 4, 2), (2, True, 8, 4), (4, True, 16, 8),
+                                                          (2, False, 4, 4), (4, False, 8, 8)])
+def test_every_rank_of_the_widest_split_holds_two_key_value_heads(tp, grouped, heads, kv_heads):
+    """Megatron's weight export to vLLM failed at TP 4 and stalled at TP 2 on shrunk models with one
+    key/value head a rank (an H200 rehearsal of qwen3-8b-grpo and qwen3-0.6b-grpo): the shrunk model keeps
+    the real presets' shape, two or more a rank, and its grouping."""
+    config = {"model_type": "qwen3", "num_attention_heads": 32, "num_key_value_heads": 8 if grouped else 32,
+              "head_dim": 128, "hidden_size": 4096, "intermediate_size": 12288, "num_hidden_layers": 36}
+    out = smoke.shrunk_config(config, tp)
+    assert (out["num_attention_heads"], out["num_key_value_heads"]) == (heads, kv_heads)
+    assert out["num_key_value_heads"] // tp == 2 and out["hidden_size"] == heads * smoke.HEAD_DIM

@@ -77,6 +77,23 @@ def needs_flash_attn(cfg: Any) -> bool:
             or bool(model.get("use_remove_padding")))
 
 
+FUSED_LOGPROBS = "actor_rollout_ref.model.use_fused_kernels"
+
+
+def wants_fused_logprobs(cfg: Any, overrides: Any) -> bool:
+    """Whether the launcher turns on verl's fused log-prob kernels (torch backend) for an FSDP actor.
+
+    Without flash-attn, verl 0.9.1 computes each token's log-probability in its own Python iteration
+    (`logprobs_from_logits_v2`, its fallback for flash-attn's cross-entropy): about 480,000 small ops an
+    update for 256 short responses, seconds of kernel launches whatever the model's size. The fused path
+    computes log-probs and entropy from the hidden states in 512-token chunks, in fp32. A run set up
+    without flash-attn gets it unless the preset or the user set the key; verl refuses it beside
+    `calculate_sum_pi_squared`."""
+    actor = cfg.actor_rollout_ref.actor
+    return (str(actor.strategy) != "megatron" and not needs_flash_attn(cfg)
+            and not actor.get("calculate_sum_pi_squared") and overrides.get(FUSED_LOGPROBS) is None)
+
+
 def requirements(cfg: Any) -> list[Requirement]:
     if str(cfg.actor_rollout_ref.actor.strategy) != "megatron":   # FSDP: torch and transformers train
         needed = [("torch", "everything"), ("transformers", "FSDP training engine")]
@@ -131,6 +148,26 @@ def _bridge_mismatch(reqs: list[Requirement]) -> Finding | None:
     return error("versions", f"megatron-core {core} is installed here, but mbridge {found['mbridge']} calls "
                              f"ModelType.encoder_and_decoder, which megatron-core 0.17 removed: verl stops with "
                              f"AttributeError when it builds the model; install megatron-core=={RAN_WITH['megatron-core']}")
+
+
+def tied_critic_finding(cfg: Any, tied: bool) -> Finding | None:
+    """A Megatron critic on mbridge cannot load a model whose output layer is its embedding.
+
+    verl 0.9.1 builds a value model untied (a value head cannot share the vocabulary embedding), so
+    mbridge 0.15.1 maps the output layer to `lm_head.weight` and reads it from the checkpoint before
+    discarding it for the value head; a tied checkpoint (Qwen2.5-0.5B, Qwen3-0.6B) has no such tensor.
+    Seen on an H200 rehearsal of qwen2.5-0.5b-ppo: `Weights {'lm_head.weight'} not found`."""
+    critic = cfg.critic
+    megatron = critic.get("megatron") or {}
+    if (not tied or str(critic.get("strategy")) != "megatron" or not (critic.get("enable") or
+            cfg.algorithm.adv_estimator == "gae") or not megatron.get("vanilla_mbridge")
+            or megatron.get("use_dist_checkpointing")):
+        return None
+    return error("critic-weights", "the Megatron critic loads through mbridge, which reads lm_head.weight, and "
+                                   "this model ties its output layer to the embedding (no lm_head.weight saved): "
+                                   "verl stops at the critic's load; give the critic an untied copy "
+                                   "(`rewards untie MODEL OUT`, then critic.model.path=OUT) or set "
+                                   "critic.megatron.vanilla_mbridge=false (Megatron-Bridge)")
 
 
 def flash_attention_roles(cfg: Any) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
-from .env import megatron_defaults
+from .env import FUSED_LOGPROBS, megatron_defaults, tied_critic_finding, wants_fused_logprobs
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
@@ -259,6 +259,12 @@ def make_plan(request: Request) -> Plan:
     except verl_config.ComposeError as exc:
         out.append(error("unknown-key", str(exc)))
         return plan
+    if wants_fused_logprobs(cfg, plan.overrides):
+        from omegaconf import OmegaConf
+        plan.overrides.set(Override(FUSED_LOGPROBS, "true", "", "launcher"))
+        OmegaConf.update(cfg, FUSED_LOGPROBS, True)
+        out.append(note("speed", f"{FUSED_LOGPROBS}=true: without flash-attn verl computes log-probs one token "
+                                 f"at a time; its fused kernels do it in chunks (set it false to keep verl's path)"))
     engine = "megatron" if plan.strategy == "megatron" else "dp"
     if cfg.get("model_engine") != engine or cfg.actor_rollout_ref.actor.strategy != plan.strategy:
         out.append(error("engine", f"the strategy is {plan.strategy}: choose it with --strategy (or the preset's "
@@ -289,6 +295,9 @@ def make_plan(request: Request) -> Plan:
         except ModelConfigError:
             out.append(warning("critic-config", f"the critic's config.json ({critic_path}) is not on this machine; "
                                                 f"its memory is estimated with the actor's shape"))
+    tied_critic = tied_critic_finding(cfg, (critic_shape or plan.shape).tie_embeddings)
+    if tied_critic:
+        out.append(tied_critic)
     max_len = plan.shape.max_positions
     total_len = parallel.prompt_len + parallel.response_len
     if max_len and total_len > max_len:
