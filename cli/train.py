@@ -251,7 +251,7 @@ def _smoke(args, preset, plan) -> int:
         print(f"smoke: FAIL before launch: {small.errors[0].message}")
         return 1
     from .launch.env import check_environment, missing_sentence
-    findings, missing = check_environment(small.cfg, launching=True)
+    findings, missing = check_environment(small.cfg, launching=True, vision=small.vision)
     blocking = [f.message for f in findings if f.level == "error"]
     if missing or blocking:
         print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg) if missing else blocking[0]}")
@@ -279,7 +279,7 @@ def _launch(args, plan, argv) -> int:
         raise CommandError(f"this machine has {found} GPU(s) but the run asks for trainer.n_gpus_per_node={per_node}: "
                            f"lower --gpus-per-node or launch on a bigger node")
     from .launch.env import check_environment, missing_sentence
-    findings, missing = check_environment(plan.cfg, launching=True)
+    findings, missing = check_environment(plan.cfg, launching=True, vision=plan.vision)
     for finding in findings:
         print(f"rewards train: {finding}", file=sys.stderr)
     blocking = [f for f in findings if f.level == "error"]

@@ -70,7 +70,8 @@ def test_the_cli_dry_run_prints_the_fsdp_command(capsys):
 def test_strategy_flag_switches_the_engine_and_leaves_out_the_other_engines_keys(preset, strategy, left_out):
     plan = plan_for(preset, strategy=strategy)
     assert plan.cfg is not None
-    assert [str(f) for f in plan.errors if f.check != "memory"] == []   # TP 1 on Megatron may not fit 80 GiB
+    # TP 1 on Megatron may not fit 80 GiB; Qwen2.5-VL on Megatron needs Megatron-Bridge (the bridge check)
+    assert [str(f) for f in plan.errors if f.check not in ("memory", "bridge")] == []
     assert plan.cfg.actor_rollout_ref.actor.strategy == strategy
     if left_out:
         assert left_out in plan.dropped and any(left_out in m for m in checks(plan)["strategy"])

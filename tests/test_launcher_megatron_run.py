@@ -3,6 +3,8 @@ the run revealed is a plan check here, so the next team finds it before a cluste
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from cli.launch.parallel import ray_cpus_finding, ray_cpus_needed
@@ -104,3 +106,43 @@ def test_an_actor_alone_on_a_tied_model_is_fine(model_dirs):
     """mbridge maps a tied actor's output layer to the embedding: only the value model reads lm_head."""
     plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)
     assert "critic-weights" not in checks(plan)
+
+
+def test_qwen2_5_vl_on_megatron_goes_through_megatron_bridge(model_dirs):
+    """mbridge 0.15.1 reads config.rope_scaling, which transformers 5 (verl 0.9.1's pin) answers for
+    Qwen2.5-VL with AttributeError 'rope_parameters' (the H200 rehearsal of the Megatron VL preset). The
+    preset asks for Megatron-Bridge; forcing mbridge back is a plan error."""
+    plan = plan_for("qwen2.5-vl-3b-geo3k-grpo-megatron", model_dirs=model_dirs)
+    assert plan.cfg.actor_rollout_ref.actor.megatron.vanilla_mbridge is False
+    assert "bridge" not in checks(plan)
+    forced = plan_for("qwen2.5-vl-3b-geo3k-grpo-megatron", "actor_rollout_ref.actor.megatron.vanilla_mbridge=true",
+                      model_dirs=model_dirs)
+    [message] = checks(forced)["bridge"]
+    assert "rope_parameters" in message and "vanilla_mbridge=false" in message and not forced.ok
+
+
+def test_transformers_5_no_longer_answers_rope_scaling_for_qwen2_5_vl():
+    """The fact the bridge check rests on, with the transformers installed here."""
+    transformers = pytest.importorskip("transformers")
+    from cli.launch.tiny_vl import QWEN25_VL_3B
+
+    if int(transformers.__version__.split(".")[0]) < 5:
+        pytest.skip("transformers 4 still answers rope_scaling")
+    known = {k: v for k, v in QWEN25_VL_3B.items() if k not in ("architectures", "model_type")}
+    config = transformers.AutoConfig.for_model("qwen2_5_vl", **copy.deepcopy(known))   # it edits nested dicts
+    with pytest.raises(AttributeError, match="rope_parameters"):
+        config.rope_scaling
+
+
+@pytest.mark.parametrize("preset", ["qwen2.5-vl-3b-geo3k-grpo", "qwen2.5-vl-3b-geo3k-grpo-megatron"])
+def test_a_vision_language_plan_names_the_image_stack_its_nodes_need(model_dirs, preset):
+    """The H200 rehearsal of the FSDP VL preset stopped once on pydantic_extra_types, which vLLM's
+    tokenizer module imports when a vision-language processor loads; torchvision and qwen_vl_utils too."""
+    from cli.launch.env import requirements
+
+    vision = plan_for(preset, model_dirs=model_dirs)
+    assert vision.vision
+    names = {r.package for r in requirements(vision.cfg, vision.vision)}
+    assert {"torchvision", "qwen-vl-utils", "pydantic-extra-types"} <= names
+    text = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)
+    assert not text.vision and "qwen-vl-utils" not in {r.package for r in requirements(text.cfg, text.vision)}

@@ -149,7 +149,7 @@ def test_launch_refuses_a_machine_with_fewer_cpus_than_verl_reserves(tmp_path, m
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     import cli.launch.command
     import cli.launch.env
-    monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg: [])      # as if every package were here
+    monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg, vision=False: [])      # as if every package were here
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     monkeypatch.setattr(cli.launch.command, "run", lambda argv: pytest.fail("verl was launched"))
     assert main(BASE) == 2

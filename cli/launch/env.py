@@ -94,9 +94,18 @@ def wants_fused_logprobs(cfg: Any, overrides: Any) -> bool:
             and not actor.get("calculate_sum_pi_squared") and overrides.get(FUSED_LOGPROBS) is None)
 
 
-def requirements(cfg: Any) -> list[Requirement]:
+VISION_MODEL_TYPES = ("qwen2_5_vl", "qwen2_vl")
+VISION_NEEDS = (("torchvision", "Qwen2.5-VL's processor (transformers builds its video processor with it)"),
+                ("qwen-vl-utils", "verl's image loading for vision-language rows"),
+                ("pydantic-extra-types", "imported by vLLM's tokenizer module (mistral_common) when a "
+                                         "vision-language processor loads: the H200 rehearsal stopped without it"))
+
+
+def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     if str(cfg.actor_rollout_ref.actor.strategy) != "megatron":   # FSDP: torch and transformers train
         needed = [("torch", "everything"), ("transformers", "FSDP training engine")]
+        if vision:
+            needed += VISION_NEEDS
         if needs_flash_attn(cfg):
             needed.append(("flash-attn", FLASH_ATTN_WHY))
         rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
@@ -111,6 +120,8 @@ def requirements(cfg: Any) -> list[Requirement]:
     if megatron.get("use_mbridge", True):
         needed.append(("mbridge", "legacy model bridge (vanilla_mbridge=true)") if megatron.get("vanilla_mbridge")
                       else ("megatron-bridge", "HF <-> Megatron model bridge (use_mbridge=true)"))
+    if vision:
+        needed += VISION_NEEDS
     if flash_attention_roles(cfg):
         needed.append(("flash-attn", f"TransformerEngine attention with attention_backend=flash "
                                      f"({', '.join(flash_attention_roles(cfg))}); attention_backend=fused needs none"))
@@ -170,6 +181,20 @@ def tied_critic_finding(cfg: Any, tied: bool) -> Finding | None:
                                    "critic.megatron.vanilla_mbridge=false (Megatron-Bridge)")
 
 
+def vl_bridge_finding(cfg: Any, model_type: str) -> Finding | None:
+    """mbridge 0.15.1 cannot build Qwen2.5-VL under transformers 5, which verl 0.9.1 requires: its model
+    reads `hf_config.rope_scaling`, which a transformers 5 Qwen2.5-VL config no longer answers (it raises
+    AttributeError: no attribute 'rope_parameters'; seen on an H200 rehearsal, and on CPU with 5.10)."""
+    actor = cfg.actor_rollout_ref.actor
+    if (str(actor.strategy) != "megatron" or model_type not in VISION_MODEL_TYPES
+            or not (actor.get("megatron") or {}).get("vanilla_mbridge")):
+        return None
+    return error("bridge", f"mbridge cannot build a {model_type} model under transformers 5 (verl 0.9.1's pin): "
+                           f"it reads config.rope_scaling and stops with AttributeError 'rope_parameters'; set "
+                           f"actor_rollout_ref.actor.megatron.vanilla_mbridge=false (Megatron-Bridge) or train it "
+                           f"with FSDP (qwen2.5-vl-3b-geo3k-grpo)")
+
+
 def flash_attention_roles(cfg: Any) -> list[str]:
     """The attention_backend keys to set for no Megatron role to run TransformerEngine's flash-attn
     backend (verl's default). The reference copies the actor's transformer overrides, so it is named
@@ -197,10 +222,11 @@ def _advice(r: Requirement) -> str:
     return f"install {r.package}=={r.pinned}"
 
 
-def check_environment(cfg: Any, launching: bool) -> tuple[list[Finding], list[str]]:
-    """(findings, missing package names); `launching` means this machine is the one that will train."""
+def check_environment(cfg: Any, launching: bool, vision: bool = False) -> tuple[list[Finding], list[str]]:
+    """(findings, missing package names); `launching` means this machine is the one that will train;
+    `vision`: the model is a vision-language one."""
     findings: list[Finding] = []
-    reqs = requirements(cfg)
+    reqs = requirements(cfg, vision)
     missing = [r.package for r in reqs if r.installed is None]
     mismatch = _bridge_mismatch(reqs) if launching else None
     if mismatch is not None:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
-from .env import FUSED_LOGPROBS, megatron_defaults, tied_critic_finding, wants_fused_logprobs
+from .env import FUSED_LOGPROBS, VISION_MODEL_TYPES, megatron_defaults, tied_critic_finding, vl_bridge_finding, wants_fused_logprobs
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
@@ -71,6 +71,11 @@ class Plan:
     @property
     def strategy(self) -> str:
         return self.request.strategy or self.request.preset.strategy
+
+    @property
+    def vision(self) -> bool:
+        """A vision-language model (its nodes need the image stack)."""
+        return self.shape is not None and self.shape.model_type in VISION_MODEL_TYPES
 
     @property
     def errors(self) -> list[Finding]:
@@ -295,9 +300,10 @@ def make_plan(request: Request) -> Plan:
         except ModelConfigError:
             out.append(warning("critic-config", f"the critic's config.json ({critic_path}) is not on this machine; "
                                                 f"its memory is estimated with the actor's shape"))
-    tied_critic = tied_critic_finding(cfg, (critic_shape or plan.shape).tie_embeddings)
-    if tied_critic:
-        out.append(tied_critic)
+    for finding in (tied_critic_finding(cfg, (critic_shape or plan.shape).tie_embeddings),
+                    vl_bridge_finding(cfg, plan.shape.model_type)):
+        if finding:
+            out.append(finding)
     max_len = plan.shape.max_positions
     total_len = parallel.prompt_len + parallel.response_len
     if max_len and total_len > max_len:
@@ -327,7 +333,7 @@ def make_plan(request: Request) -> Plan:
     out.extend(check_prompt_format(plan.data, plan.reward_settings))
 
     from .env import check_environment
-    out.extend(check_environment(cfg, launching=False)[0])
+    out.extend(check_environment(cfg, launching=False, vision=plan.vision)[0])
     _reward_wiring_findings(plan)
     _bridge_findings(plan)
 
