@@ -264,3 +264,32 @@ def test_every_rank_of_the_widest_split_holds_two_key_value_heads(tp, grouped, h
     out = smoke.shrunk_config(config, tp)
     assert (out["num_attention_heads"], out["num_key_value_heads"]) == (heads, kv_heads)
     assert out["num_key_value_heads"] // tp == 2 and out["hidden_size"] == heads * smoke.HEAD_DIM
+
+
+def test_a_run_that_states_a_failure_and_then_waits_forever_is_stopped(tmp_path, monkeypatch):
+    """A vLLM worker's error at the first weight sync left verl waiting (the H200 rehearsal of
+    qwen3-8b-grpo, still silent 8 minutes later): after STALL_S without output the rehearsal ends it."""
+    monkeypatch.setattr(smoke, "STALL_S", 1.0)
+    monkeypatch.setattr(smoke, "POLL_S", 0.2)
+    argv = _script(tmp_path, """
+        import time
+        print("(Worker_TP1 pid=4) ERROR 11-27 07:38:41 [multiproc_executor.py:1000] RuntimeError: start (128) "
+              "+ length (128) exceeds dimension size (128).", flush=True)
+        time.sleep(300)
+    """)
+    result = smoke.run_smoke(argv, tmp_path, timeout_s=60)
+    assert not result.ok and result.seconds < 30
+    assert "exceeds dimension size" in result.summary() and "verl did not exit" in result.summary()
+
+
+def test_silence_without_a_stated_failure_is_waited_out(tmp_path, monkeypatch):
+    """A quiet phase (a model loading, vLLM compiling) is not a failure: only the timeout ends it."""
+    monkeypatch.setattr(smoke, "STALL_S", 0.5)
+    monkeypatch.setattr(smoke, "POLL_S", 0.1)
+    argv = _script(tmp_path, f"""
+        import os, time
+        print("loading", flush=True); time.sleep(2)
+        print("step:1 - x:1"); print("step:2 - x:1")
+        os.makedirs(os.path.join({str(tmp_path)!r}, "checkpoints", "global_step_2"))
+    """)
+    assert smoke.run_smoke(argv, tmp_path, timeout_s=60).ok

@@ -30,6 +30,8 @@ STEPS = 2
 VAL_ROWS = 8
 LAYERS = 2
 HEAD_DIM = 64
+STALL_S = 180.0      # silence after a stated failure that ends the rehearsal (verl may never exit)
+POLL_S = 5.0
 BYTES_PER_TOKEN = 6  # a BPE token of English or LaTeX is at most a few bytes on average
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
                    "merges.txt", "tokenizer.model", "added_tokens.json", "chat_template.jinja",
@@ -331,13 +333,12 @@ def run_smoke(argv: list[str], folder: Path, timeout_s: float, reward_module: st
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            code = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-            code = None
+            code, stalled = _wait(proc, log_path, timeout_s, reward_module)
         except BaseException:
             _stop(proc)
             raise
+        if code is None:
+            _stop(proc)
     seconds = time.monotonic() - start
     text = log_path.read_text(encoding="utf-8", errors="replace")
     steps = steps_done(text)
@@ -345,6 +346,9 @@ def run_smoke(argv: list[str], folder: Path, timeout_s: float, reward_module: st
     if code == 0 and steps >= STEPS and saved:
         return SmokeResult(True, seconds, steps, log_path)
     failure = first_failure(text, reward_module)
+    if failure is not None and stalled:
+        failure = Failure(failure.kind, f"{failure.line} (verl did not exit: stopped after {STALL_S:.0f} s "
+                                        f"without output)")
     if failure is None:
         if code is None:
             failure = Failure("it did not finish", f"no result after {timeout_s:.0f} s (raise --smoke-timeout)")
@@ -354,6 +358,28 @@ def run_smoke(argv: list[str], folder: Path, timeout_s: float, reward_module: st
         else:
             failure = Failure("verl failed", f"exit status {code}, no error line in the log")
     return SmokeResult(False, seconds, steps, log_path, failure)
+
+
+def _wait(proc: subprocess.Popen, log_path: Path, timeout_s: float, reward_module: str) -> tuple[int | None, bool]:
+    """(exit status or None, stalled): wait for verl, but not past `timeout_s`, nor past STALL_S of
+    silence after the log stated a failure (a vLLM worker's error can leave verl waiting on it forever:
+    seen at a weight sync on an H200)."""
+    deadline = time.monotonic() + timeout_s
+    size, quiet_since = -1, time.monotonic()
+    while True:
+        try:
+            return proc.wait(timeout=max(0.0, min(POLL_S, deadline - time.monotonic()))), False
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now >= deadline:
+            return None, False
+        grown = log_path.stat().st_size
+        if grown != size:
+            size, quiet_since = grown, now
+        elif now - quiet_since >= STALL_S and first_failure(
+                log_path.read_text(encoding="utf-8", errors="replace"), reward_module) is not None:
+            return None, True
 
 
 def _stop(proc: subprocess.Popen) -> None:
