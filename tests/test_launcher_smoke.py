@@ -278,7 +278,7 @@ def test_a_run_that_states_a_failure_and_then_waits_forever_is_stopped(tmp_path,
         time.sleep(300)
     """)
     result = smoke.run_smoke(argv, tmp_path, timeout_s=60)
-    assert not result.ok and result.seconds < 30
+    assert not result.ok   # ended by the stall rule (its sentence below), not by the 60 s timeout
     assert "exceeds dimension size" in result.summary() and "verl did not exit" in result.summary()
 
 
