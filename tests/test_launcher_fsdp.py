@@ -373,3 +373,17 @@ def test_verls_fused_log_probs_equal_its_fallback_in_far_fewer_ops():
     fused.sum().backward()
     assert torch.allclose(a.grad, b.grad, atol=0.02, rtol=0.05)
     assert looped_ops > 3 * tokens and looped_ops > 20 * fused_ops, (looped_ops, fused_ops)
+
+
+def test_the_estimate_holds_no_full_logits_when_verl_fuses_the_log_probs(model_dirs):
+    """Qwen3-0.6B's 151,936-word vocabulary: the full-logits term is 14 bytes a word a token (12 GiB for
+    four 1,536-token samples); verl's fused kernels hold one 512-token chunk at a time."""
+    sdpa = ("+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
+            "actor_rollout_ref.model.use_remove_padding=false", "actor_rollout_ref.rollout.name=vllm")
+    fused = plan_for("qwen3-0.6b-grpo", *sdpa, strategy="fsdp", model_dirs=model_dirs)
+    full = plan_for("qwen3-0.6b-grpo", *sdpa, f"{FUSED}=false", strategy="fsdp", model_dirs=model_dirs)
+    update = lambda plan: next(p for p in plan.memory.phases if p.name == "update").parts
+    fused_act = update(fused)["actor activations (fused log-probs)"]
+    full_act = update(full)["actor activations (logits included)"]
+    vocab = fused.shape.vocab
+    assert full_act - fused_act == pytest.approx((4 * 1536 * 14 - 512 * 16) * vocab / GIB, rel=1e-6)

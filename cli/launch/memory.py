@@ -12,7 +12,10 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   ppo_max_token_len_per_gpu with dynamic batch size): per decoder layer 16h + 12q + 6kv + 8I bytes
   without gradient checkpointing (measured 0.89-1.01x of it on Qwen2.5 and Qwen3), 2h with it;
   plus, for the actor, the logits term: 14 bytes x vocabulary per token (bf16 logits, their fp32
-  upcast, the fp32 log-softmax and its gradient) -- the largest term for small models.
+  upcast, the fp32 log-softmax and its gradient) -- the largest term for small models. With verl's
+  fused log-probs (`use_fused_kernels`, which the plan turns on without flash-attn) no full logits
+  exist: one 512-token chunk's fp32 logits, softmax and gradients, 16 bytes x vocabulary per chunk
+  token, from verl's code (not measured).
 
 Megatron (`estimate`), an estimate from the formulas below: the Megatron terms were not measured.
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
@@ -51,6 +54,7 @@ LOGIT_BYTES = 8
 # FSDP, measured (see the module docstring): bytes per parameter and per token.
 FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES, FSDP_STEP_BYTES, FSDP_REF_BYTES = 4, 4, 8, 4, 2
 FSDP_LOGIT_BYTES = 14
+FUSED_CHUNK_TOKENS, FUSED_LOGIT_BYTES = 512, 16   # verl's FusedLinearForPPO chunk; not measured
 
 
 @dataclass
@@ -252,12 +256,16 @@ def _rollout_hint(current: MemoryEstimate, gpu_gib: float, key: str) -> str | No
                 f"(a smaller KV cache: fewer sequences generated at once)")
     return None
 
-def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool, logits: bool) -> float:
-    """Activation memory of one micro-batch's forward and backward on one GPU (measured form)."""
+def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool, logits: bool,
+                          fused: bool = False) -> float:
+    """Activation memory of one micro-batch's forward and backward on one GPU (measured form); `fused`:
+    the log-probs come from verl's chunked kernels, which never hold the full logits."""
     q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
     per_layer = 2 * shape.hidden if checkpointing else 16 * shape.hidden + 12 * q + 6 * kv + 8 * shape.intermediate
     total = tokens * shape.layers * per_layer
-    if logits:
+    if logits and fused:
+        total += min(tokens, FUSED_CHUNK_TOKENS) * shape.vocab * FUSED_LOGIT_BYTES
+    elif logits:
         total += tokens * shape.vocab * FSDP_LOGIT_BYTES
     return total
 
@@ -280,8 +288,10 @@ def _fsdp_role(name: str, params: float, layout: Layout, plan: ParallelPlan, sha
     # Between steps FSDP frees the gradients (zero_grad sets them to None): weights and Adam stay.
     resident = {f"{name} weights (fp32)": 0.0 if layout.param_offload else w,
                 f"{name} Adam states (fp32)": 0.0 if layout.optimizer_offload else o}
-    act = fsdp_activation_bytes(shape, _fsdp_tokens(layout, plan), layout.recompute == "full", logits) / GIB
-    update = {**full, f"{name} activations" + (" (logits included)" if logits else ""): act}
+    act = fsdp_activation_bytes(shape, _fsdp_tokens(layout, plan), layout.recompute == "full", logits,
+                                fused=logits and plan.fused_logprobs) / GIB
+    label = (" (fused log-probs)" if plan.fused_logprobs else " (logits included)") if logits else ""
+    update = {**full, f"{name} activations{label}": act}
     step = {**full, f"{name} AdamW step (fp32 copy)": params * FSDP_STEP_BYTES / shard / GIB}
     return resident, update, step
 

@@ -74,6 +74,7 @@ class ParallelPlan:
     rollout_world: int
     rollout_replicas: int
     rollout_util: float
+    fused_logprobs: bool         # verl's fused kernels compute the actor's log-probs (no full logits)
     train_batch: int
     n: int
     prompt_len: int
@@ -150,6 +151,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
         rollout_world=int(rollout.tensor_model_parallel_size) * int(rollout.data_parallel_size)
         * int(rollout.pipeline_model_parallel_size),
         rollout_replicas=0, rollout_util=float(rollout.gpu_memory_utilization),
+        fused_logprobs=bool(cfg.actor_rollout_ref.model.get("use_fused_kernels")),
         train_batch=int(cfg.data.train_batch_size), n=int(rollout.n),
         prompt_len=int(cfg.data.max_prompt_length), response_len=int(cfg.data.max_response_length),
     )
