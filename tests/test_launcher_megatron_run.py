@@ -146,3 +146,19 @@ def test_a_vision_language_plan_names_the_image_stack_its_nodes_need(model_dirs,
     assert {"torchvision", "qwen-vl-utils", "pydantic-extra-types"} <= names
     text = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)
     assert not text.vision and "qwen-vl-utils" not in {r.package for r in requirements(text.cfg, text.vision)}
+
+
+def test_an_sglang_rollout_is_told_that_verls_own_sglang_pins_do_not_resolve(model_dirs):
+    """`pip install "verl[sglang]==0.9.1"` fails: sglang 0.5.12 pins transformers==5.6.0, which verl
+    excludes. The plan of an SGLang preset says so where sglang is not installed; vLLM's does not."""
+    pytest.importorskip("verl")
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        version("sglang")
+        pytest.skip("sglang is installed here")
+    except PackageNotFoundError:
+        pass
+    [message] = checks(plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs))["sglang"]
+    assert "transformers==5.6.0" in message and "rollout.name=vllm" in message
+    assert "sglang" not in checks(plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm",
+                                           model_dirs=model_dirs))

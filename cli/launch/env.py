@@ -222,6 +222,13 @@ def _advice(r: Requirement) -> str:
     return f"install {r.package}=={r.pinned}"
 
 
+# pip's own answer to `pip install "verl[sglang]==0.9.1"` (resolved on CPU for CPython 3.12, 2026-11-27).
+SGLANG_PIN_CONFLICT = ("pip cannot install verl 0.9.1's sglang extra: it pins sglang 0.5.12, which pins "
+                       "transformers==5.6.0, a version verl itself excludes (it wants 5.9.0); install sglang "
+                       "with --no-deps beside transformers 5.9.0 (untested), or roll out with "
+                       "actor_rollout_ref.rollout.name=vllm")
+
+
 def check_environment(cfg: Any, launching: bool, vision: bool = False) -> tuple[list[Finding], list[str]]:
     """(findings, missing package names); `launching` means this machine is the one that will train;
     `vision`: the model is a vision-language one."""
@@ -244,6 +251,9 @@ def check_environment(cfg: Any, launching: bool, vision: bool = False) -> tuple[
         findings.append(note("versions", f"not installed on this machine, needed on the GPU nodes: {', '.join(missing)}"
                                          + (f" (versions that ran: {pinned})" if pinned else "")
                                          + (f"; {_advice(unpublished[0])}" if unpublished else "")))
+    sglang = next((r for r in reqs if r.package == "sglang"), None)
+    if sglang is not None and sglang.installed is None:
+        findings.append(note("sglang", SGLANG_PIN_CONFLICT))
     flash = flash_attention_roles(cfg) if str(cfg.actor_rollout_ref.actor.strategy) == "megatron" else []
     if flash and not any(r.package == "flash-attn" and r.installed for r in reqs):
         findings.append(note("attention", f"verl sets Megatron's attention_backend=flash, which makes TransformerEngine "
