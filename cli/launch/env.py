@@ -27,6 +27,7 @@ from importlib.metadata import PackageNotFoundError, requires, version
 from typing import Any
 
 from .findings import Finding, error, note, warning
+from .parallel import need_critic
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,9 @@ def tied_critic_finding(cfg: Any, tied: bool) -> Finding | None:
     mbridge 0.15.1 maps the output layer to `lm_head.weight` and reads it from the checkpoint before
     discarding it for the value head; a tied checkpoint (Qwen2.5-0.5B, Qwen3-0.6B) has no such tensor.
     Seen on an H200 rehearsal of qwen2.5-0.5b-ppo: `Weights {'lm_head.weight'} not found`."""
-    critic = cfg.critic
-    megatron = critic.get("megatron") or {}
-    if (not tied or str(critic.get("strategy")) != "megatron" or not (critic.get("enable") or
-            cfg.algorithm.adv_estimator == "gae") or not megatron.get("vanilla_mbridge")
-            or megatron.get("use_dist_checkpointing")):
+    megatron = cfg.critic.get("megatron") or {}
+    if (not tied or not need_critic(cfg) or str(cfg.critic.get("strategy")) != "megatron"
+            or not megatron.get("vanilla_mbridge") or megatron.get("use_dist_checkpointing")):
         return None
     return error("critic-weights", "the Megatron critic loads through mbridge, which reads lm_head.weight, and "
                                    "this model ties its output layer to the embedding (no lm_head.weight saved): "
@@ -208,7 +207,6 @@ def flash_attention_roles(cfg: Any) -> list[str]:
     roles = [key.format("actor_rollout_ref.actor")] if backend(actor) == "flash" else []
     if backend(ref) == "flash" and not roles:
         roles.append(key.format("actor_rollout_ref.ref"))
-    from .parallel import need_critic
     if need_critic(cfg) and backend(cfg.critic) == "flash":
         roles.append(key.format("critic"))
     return roles

@@ -15,7 +15,8 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
-from .env import FUSED_LOGPROBS, VISION_MODEL_TYPES, megatron_defaults, tied_critic_finding, vl_bridge_finding, wants_fused_logprobs
+from .env import (FUSED_LOGPROBS, VISION_MODEL_TYPES, megatron_defaults, tied_critic_finding, vl_bridge_finding,
+                  wants_fused_logprobs)
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
