@@ -289,7 +289,7 @@ def _fsdp_role(name: str, params: float, layout: Layout, plan: ParallelPlan, sha
     resident = {f"{name} weights (fp32)": 0.0 if layout.param_offload else w,
                 f"{name} Adam states (fp32)": 0.0 if layout.optimizer_offload else o}
     act = fsdp_activation_bytes(shape, _fsdp_tokens(layout, plan), layout.recompute == "full", logits,
-                                fused=logits and plan.fused_logprobs) / GIB
+                                fused=plan.fused_logprobs) / GIB
     label = (" (fused log-probs)" if plan.fused_logprobs else " (logits included)") if logits else ""
     update = {**full, f"{name} activations{label}": act}
     step = {**full, f"{name} AdamW step (fp32 copy)": params * FSDP_STEP_BYTES / shard / GIB}
