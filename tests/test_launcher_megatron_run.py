@@ -4,6 +4,8 @@ the run revealed is a plan check here, so the next team finds it before a cluste
 from __future__ import annotations
 
 import copy
+import json
+import shutil
 
 import pytest
 
@@ -100,6 +102,20 @@ def test_a_megatron_critic_on_a_tied_model_through_mbridge_is_an_error(model_dir
 def test_a_critic_that_does_not_read_lm_head_passes(model_dirs, way_out):
     plan = plan_for("qwen2.5-0.5b-ppo", way_out, model_dirs=model_dirs)
     assert "critic-weights" not in checks(plan)
+
+
+def test_the_untied_critic_the_preset_asks_for_draws_no_warning(model_dirs, tmp_path):
+    """The critic-weights way out (critic.model.path=an untied copy) is the documented path: a critic the
+    user named is meant, so only a critic left behind by an actor override is warned about."""
+    untied = tmp_path / "untied"
+    shutil.copytree(model_dirs["Qwen2.5-0.5B-Instruct"], untied)
+    config = json.loads((untied / "config.json").read_text())
+    (untied / "config.json").write_text(json.dumps({**config, "tie_word_embeddings": False}))
+    plan = plan_for("qwen2.5-0.5b-ppo", f"critic.model.path={untied}", model_dirs=model_dirs)
+    assert "critic-weights" not in checks(plan) and "critic-model" not in checks(plan)
+    left_behind = plan_for("qwen2.5-0.5b-ppo", f"actor_rollout_ref.model.path={untied}", model_dirs=model_dirs)
+    [message] = checks(left_behind)["critic-model"]
+    assert "pass critic.model.path" in message
 
 
 def test_an_actor_alone_on_a_tied_model_is_fine(model_dirs):

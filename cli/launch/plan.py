@@ -292,10 +292,12 @@ def make_plan(request: Request) -> Plan:
         return plan
     out.extend(parallel.findings)
     if parallel.critic is not None and critic_path != plan.model:
-        out.append(warning("critic-model", f"the critic is {critic_path} but the actor (and its reference) is "
-                                           f"{plan.model}: --model sets both; pass critic.model.path=... too "
-                                           f"when actor_rollout_ref.model.path is overridden, unless another "
-                                           f"critic is meant"))
+        given = plan.overrides.get("critic.model.path")
+        if given is None or given.source != "cli":   # a critic the user named (an untied copy) is meant
+            out.append(warning("critic-model", f"the critic is {critic_path} but the actor (and its reference) is "
+                                               f"{plan.model}: --model sets both; pass critic.model.path=... too "
+                                               f"when actor_rollout_ref.model.path is overridden, unless another "
+                                               f"critic is meant"))
         try:
             critic_shape, _ = _model_shape(critic_path, Request(preset=request.preset))
         except ModelConfigError:
