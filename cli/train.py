@@ -253,6 +253,10 @@ def _smoke(args, preset, plan) -> int:
     from .launch.env import check_environment, missing_sentence
     findings, missing = check_environment(small.cfg, launching=True, vision=small.vision)
     blocking = [f.message for f in findings if f.level == "error"]
+    from .launch.host import other_run_finding
+    crossing = other_run_finding(small.cfg)
+    if crossing is not None:
+        blocking.append(crossing.message)
     if missing or blocking:
         print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg) if missing else blocking[0]}")
         return 1
@@ -293,6 +297,10 @@ def _launch(args, plan, argv) -> int:
     short = None if explicit is not None else ray_cpus_finding(plan.cfg, os.cpu_count(), "this machine")
     if short is not None:
         raise CommandError(short.message)
+    from .launch.host import other_run_finding
+    crossing = other_run_finding(plan.cfg)
+    if crossing is not None:
+        raise CommandError(crossing.message)
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)

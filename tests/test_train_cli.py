@@ -157,6 +157,29 @@ def test_launch_refuses_a_machine_with_fewer_cpus_than_verl_reserves(tmp_path, m
     assert "this machine gives Ray 8 CPUs but verl reserves 16" in err and "num_cpus to at least 16" in err
 
 
+def test_launch_refuses_to_start_a_second_ray_cluster_beside_another_verl_run(tmp_path, monkeypatch, capsys):
+    """Two runs with separate Ray clusters on one machine share verl's weight-sync socket names (both jobs
+    are 01000000): on a 4x H200 node one run's vLLM loaded another's 512-wide tensor into a 1024-wide
+    parameter, and others stalled. The launch names the other trainer and the ways out."""
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA L4 (UUID: GPU-0)'\necho 'GPU 1: NVIDIA L4 (UUID: GPU-1)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))   # no `ray start` cluster here
+    import cli.launch.command
+    import cli.launch.env
+    import cli.launch.host
+    monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg, vision=False: [])
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(cli.launch.host, "running_trainers", lambda: [4242])
+    monkeypatch.setattr(cli.launch.command, "run", lambda argv: pytest.fail("verl was launched"))
+    assert main(BASE) == 2
+    err = capsys.readouterr().err
+    assert "another verl trainer runs on this machine (pid 4242)" in err and "ray start --head" in err
+
+
 @pytest.fixture(scope="module")
 def mix(tmp_path_factory):
     """GSM8K (6 train rows) and MATH (3 train rows) prepared from the hub fixtures: a mix to train on."""

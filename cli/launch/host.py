@@ -1,0 +1,66 @@
+"""The launching machine itself: another verl run on it whose weight syncs would cross this one's.
+
+verl 0.9.1 hands new weights from the trainer to the colocated vLLM workers through a ZMQ socket
+named `/tmp/rl-colocate-zmq-<Ray job id>-replica-<R>-rank-<K>.sock`; each sync removes whatever file
+has that name and binds its own. The job id keeps runs apart inside one Ray cluster, but every
+separate Ray cluster numbers its first job 01000000, so two runs on one machine, each with its own
+Ray, sync through the same file names: one run's vLLM loads the other's tensors, or its trainer
+waits for good. Seen on a 4x H200 node with several rehearsals side by side (a 512-wide tensor of a
+shrunk model loaded into a 1024-wide one; vocabulary and shape assertions; stalls after "ready to
+fit"); each of those runs alone, or one at a time, is unaffected.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding, error
+
+TRAINER = b"verl.trainer.main_ppo"
+
+
+def running_trainers(proc: Path = Path("/proc")) -> list[int]:
+    """Process ids of verl trainers running on this machine (other than this process)."""
+    found = []
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:   # gone meanwhile, or not ours to read
+            continue
+        if TRAINER in argv:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def joins_shared_cluster(cfg: Any, environ: dict[str, str] | None = None) -> bool:
+    """Whether verl's ray.init joins a cluster every launch here shares (so job ids differ): RAY_ADDRESS
+    is set, or `ray start` left its address file, and the run does not force its own (address=local)."""
+    environ = os.environ if environ is None else environ
+    address = str(((cfg.get("ray_kwargs") or {}).get("ray_init") or {}).get("address") or "")
+    if address == "local":
+        return False
+    if address or environ.get("RAY_ADDRESS"):
+        return True
+    ray_tmp = Path(environ.get("RAY_TMPDIR", "/tmp")) / "ray"
+    return (ray_tmp / "ray_current_cluster").is_file()
+
+
+def concurrent_run_finding(cfg: Any, pids: list[int], shared: bool) -> Finding | None:
+    """An error when another verl trainer runs here and this launch starts a Ray cluster of its own."""
+    if not pids or shared:
+        return None
+    named = ", ".join(str(p) for p in pids[:3]) + (" ..." if len(pids) > 3 else "")
+    return error("other-run", f"another verl trainer runs on this machine (pid {named}): two runs with separate Ray "
+                              f"clusters share verl's weight-sync sockets (/tmp/rl-colocate-zmq-01000000-...), so "
+                              f"one run's vLLM can load the other's weights or wait for good; run one at a time, or "
+                              f"both in one Ray cluster (`ray start --head`, then launch with --ray-address or "
+                              f"without ray_kwargs.ray_init.address=local)")
+
+
+def other_run_finding(cfg: Any) -> Finding | None:
+    """The check as a launch runs it, on this machine's processes and Ray settings."""
+    return concurrent_run_finding(cfg, running_trainers(), joins_shared_cluster(cfg))

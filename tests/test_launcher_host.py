@@ -1,0 +1,48 @@
+"""The launching machine's own check: another verl trainer whose weight syncs would cross this run's."""
+
+from __future__ import annotations
+
+import os
+
+from omegaconf import OmegaConf
+
+from cli.launch.host import concurrent_run_finding, joins_shared_cluster, running_trainers
+
+
+def _proc(root, pid: int, *argv: str):
+    (root / str(pid)).mkdir()
+    (root / str(pid) / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+
+
+def test_running_trainers_are_found_by_verls_entry_point(tmp_path):
+    _proc(tmp_path, 11, "python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=1")
+    _proc(tmp_path, 12, "python3", "-m", "verl.trainer.main_ppo_fork")          # another module
+    _proc(tmp_path, 13, "grep", "verl.trainer.main_ppo x")                       # the name inside one argument
+    _proc(tmp_path, os.getpid(), "python3", "-m", "verl.trainer.main_ppo")      # this process itself
+    (tmp_path / "self").mkdir()
+    (tmp_path / "14").mkdir()                                                     # no cmdline readable
+    assert running_trainers(tmp_path) == [11]
+    assert running_trainers(tmp_path / "absent") == []
+
+
+def _cfg(address=None):
+    return OmegaConf.create({"ray_kwargs": {"ray_init": {"address": address}}})
+
+
+def test_a_shared_ray_cluster_keeps_job_ids_apart(tmp_path):
+    env = {"RAY_TMPDIR": str(tmp_path)}
+    assert not joins_shared_cluster(_cfg(), env)                              # verl's ray.init starts its own
+    assert joins_shared_cluster(_cfg(), {**env, "RAY_ADDRESS": "10.0.0.1:6379"})
+    assert joins_shared_cluster(_cfg("10.0.0.1:6379"), env)
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "ray_current_cluster").write_text("10.0.0.1:6379")     # what `ray start --head` leaves
+    assert joins_shared_cluster(_cfg(), env)
+    assert not joins_shared_cluster(_cfg("local"), {**env, "RAY_ADDRESS": "10.0.0.1:6379"})   # forced its own
+
+
+def test_the_finding_only_when_another_run_and_a_cluster_of_its_own():
+    assert concurrent_run_finding(_cfg(), [], shared=False) is None
+    assert concurrent_run_finding(_cfg(), [7], shared=True) is None
+    finding = concurrent_run_finding(_cfg(), [7, 8, 9, 10], shared=False)
+    assert finding.level == "error" and "(pid 7, 8, 9 ...)" in finding.message
+    assert "rl-colocate-zmq-01000000" in finding.message and "--ray-address" in finding.message
