@@ -137,6 +137,26 @@ def test_qwen2_5_vl_on_megatron_goes_through_megatron_bridge(model_dirs):
     assert "rope_parameters" in message and "vanilla_mbridge=false" in message and not forced.ok
 
 
+def test_megatron_bridge_roles_build_without_apex(model_dirs):
+    """Megatron-Bridge turns gradient-accumulation fusion on, which needs Apex: the H200 rehearsal of the
+    VL Megatron preset stopped at the model build ("ColumnParallelLinear was called with
+    gradient_accumulation_fusion set to True ..."). The plan turns it off where Megatron-Bridge builds
+    the model and the key is not set, and the node's megatron-core is the one Megatron-Bridge 0.6.2 needs."""
+    from cli.launch.env import requirements
+
+    key = "actor_rollout_ref.actor.megatron.override_transformer_config.gradient_accumulation_fusion"
+    plan = plan_for("qwen2.5-vl-3b-geo3k-grpo-megatron", model_dirs=model_dirs)
+    assert f"+{key}=false" in plan.argv and "Apex" in checks(plan)["fusion"][0]
+    assert plan.cfg.actor_rollout_ref.actor.megatron.override_transformer_config.gradient_accumulation_fusion is False
+    core = {r.package: r.pinned for r in requirements(plan.cfg, vision=True)}["megatron-core"]
+    assert core == "0.19.2"
+    kept = plan_for("qwen2.5-vl-3b-geo3k-grpo-megatron", f"+{key}=true", model_dirs=model_dirs)
+    assert f"+{key}=true" in kept.argv and f"+{key}=false" not in kept.argv and "fusion" not in checks(kept)
+    mbridge = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)   # mbridge leaves the fusion off itself
+    assert not any("gradient_accumulation_fusion" in a for a in mbridge.argv) and "fusion" not in checks(mbridge)
+    assert {r.package: r.pinned for r in requirements(mbridge.cfg)}["megatron-core"] == "0.16.1"
+
+
 def test_transformers_5_no_longer_answers_rope_scaling_for_qwen2_5_vl():
     """The fact the bridge check rests on, with the transformers installed here."""
     transformers = pytest.importorskip("transformers")

@@ -41,6 +41,7 @@ class Requirement:
 UNPUBLISHED_BRIDGE_PIN = "0.5.2"   # verl 0.9.1's megatron-bridge pin; PyPI has 0.5.0, 0.5.1 and 0.6.x
 RAN_WITH = {"megatron-core": "0.16.1", "mbridge": "0.15.1", "transformer-engine": "2.20.2"}
 MBRIDGE_LAST_CORE = (0, 16)   # mbridge 0.15.1 needs ModelType.encoder_and_decoder, gone in megatron-core 0.17
+BRIDGE_RAN = {"megatron-bridge": "0.6.2", "megatron-core": "0.19.2"}   # Megatron-Bridge 0.6.2 imports 0.17+ names
 
 
 def verl_pins() -> dict[str, str]:
@@ -95,6 +96,26 @@ def wants_fused_logprobs(cfg: Any, overrides: Any) -> bool:
             and not actor.get("calculate_sum_pi_squared") and overrides.get(FUSED_LOGPROBS) is None)
 
 
+GRAD_FUSION = "megatron.override_transformer_config.gradient_accumulation_fusion"
+
+
+def bridge_fusion_keys(cfg: Any, overrides: Any) -> list[str]:
+    """The gradient_accumulation_fusion keys the launcher sets false: one per Megatron role built by
+    Megatron-Bridge that does not set it. Megatron-Bridge's model providers turn the fusion on, and it
+    needs Apex's `fused_weight_gradient_mlp_cuda`; without Apex the model build stops ("ColumnParallelLinear
+    was called with gradient_accumulation_fusion set to True ...": the H200 rehearsal of the
+    vision-language Megatron preset). mbridge leaves it off. The reference copies the actor's settings."""
+    roles = ["actor_rollout_ref.actor"] + (["critic"] if need_critic(cfg) else [])
+    keys = []
+    for role in roles:
+        section = cfg.critic if role == "critic" else cfg.actor_rollout_ref.actor
+        megatron = section.get("megatron") or {}
+        if (str(section.get("strategy")) == "megatron" and megatron.get("use_mbridge", True)
+                and not megatron.get("vanilla_mbridge") and overrides.get(f"{role}.{GRAD_FUSION}") is None):
+            keys.append(f"{role}.{GRAD_FUSION}")
+    return keys
+
+
 VISION_MODEL_TYPES = ("qwen2_5_vl", "qwen2_vl")
 VISION_NEEDS = (("torchvision", "Qwen2.5-VL's processor (transformers builds its video processor with it)"),
                 ("qwen-vl-utils", "verl's image loading for vision-language rows"),
@@ -118,9 +139,10 @@ def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     needed = [("megatron-core", "Megatron training engine"),
               ("transformer-engine", "Megatron's layers (the TE layer spec both bridges build)"),
               ("torch", "everything")]
+    bridge = megatron.get("use_mbridge", True) and not megatron.get("vanilla_mbridge")
     if megatron.get("use_mbridge", True):
-        needed.append(("mbridge", "legacy model bridge (vanilla_mbridge=true)") if megatron.get("vanilla_mbridge")
-                      else ("megatron-bridge", "HF <-> Megatron model bridge (use_mbridge=true)"))
+        needed.append(("megatron-bridge", "HF <-> Megatron model bridge (use_mbridge=true)") if bridge
+                      else ("mbridge", "legacy model bridge (vanilla_mbridge=true)"))
     if vision:
         needed += VISION_NEEDS
     if flash_attention_roles(cfg):
@@ -129,7 +151,7 @@ def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
     if rollout in ("vllm", "sglang"):
         needed.append((rollout, "rollout engine"))
-    pins = {**RAN_WITH, **verl_pins()}
+    pins = {**RAN_WITH, **verl_pins(), **({"megatron-core": BRIDGE_RAN["megatron-core"]} if bridge else {})}
     return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
 
 
@@ -215,8 +237,10 @@ def flash_attention_roles(cfg: Any) -> list[str]:
 def _advice(r: Requirement) -> str:
     """What to install: verl's pin when PyPI has it."""
     if r.package == "megatron-bridge" and r.pinned == UNPUBLISHED_BRIDGE_PIN:
-        return (f"verl 0.9.1 pins megatron-bridge=={r.pinned}, which PyPI does not have; or use mbridge with "
-                f"actor_rollout_ref.actor.megatron.vanilla_mbridge=true")
+        return (f"verl 0.9.1 pins megatron-bridge=={r.pinned}, which PyPI does not have; megatron-bridge=="
+                f"{BRIDGE_RAN['megatron-bridge']} installs with --no-deps beside megatron-core=="
+                f"{BRIDGE_RAN['megatron-core']} (docs/launcher.md lists the rest), or a text model can use mbridge "
+                f"with actor_rollout_ref.actor.megatron.vanilla_mbridge=true")
     return f"install {r.package}=={r.pinned}"
 
 

@@ -17,7 +17,9 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   exist: one 512-token chunk's fp32 logits, softmax and gradients, 16 bytes x vocabulary per chunk
   token, from verl's code (not measured).
 
-Megatron (`estimate`), an estimate from the formulas below: the Megatron terms were not measured.
+Megatron (`estimate`), an estimate from the formulas below, checked on one run only: Qwen3-0.6B's shape
+at TP 2 without recompute, whose worker peaked 8% under the estimate on an H200 (its sequences were
+short, so the activation term, an upper bound, was not calibrated; recompute and offload unmeasured).
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
   TP (experts also by EP), plus the embedding (first stage), the output layer (last stage; a tied
   embedding is copied there when PP > 1) and a vision tower (first stage), split by TP.

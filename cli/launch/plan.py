@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 from . import verl_config
 from .crossover import counterparts
-from .env import (FUSED_LOGPROBS, VISION_MODEL_TYPES, megatron_defaults, tied_critic_finding, vl_bridge_finding,
-                  wants_fused_logprobs)
+from .env import (FUSED_LOGPROBS, VISION_MODEL_TYPES, bridge_fusion_keys, megatron_defaults, tied_critic_finding,
+                  vl_bridge_finding, wants_fused_logprobs)
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
@@ -271,6 +271,15 @@ def make_plan(request: Request) -> Plan:
         OmegaConf.update(cfg, FUSED_LOGPROBS, True)
         out.append(note("speed", f"{FUSED_LOGPROBS}=true: without flash-attn verl computes log-probs one token "
                                  f"at a time; its fused kernels do it in chunks (set it false to keep verl's path)"))
+    fusion = bridge_fusion_keys(cfg, plan.overrides)
+    if fusion:
+        from omegaconf import OmegaConf
+        for key in fusion:
+            plan.overrides.set(Override(key, "false", "+", "launcher"))
+            OmegaConf.update(cfg, key, False, force_add=True)
+        out.append(note("fusion", f"{'=false, '.join(fusion)}=false: Megatron-Bridge turns gradient-accumulation "
+                                  f"fusion on, which needs Apex (its model build stops without it); install Apex "
+                                  f"and set it true to keep the fusion"))
     engine = "megatron" if plan.strategy == "megatron" else "dp"
     if cfg.get("model_engine") != engine or cfg.actor_rollout_ref.actor.strategy != plan.strategy:
         out.append(error("engine", f"the strategy is {plan.strategy}: choose it with --strategy (or the preset's "

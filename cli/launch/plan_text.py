@@ -44,7 +44,7 @@ def render_plan(plan: Plan) -> str:
     if mem:
         lines.append("")
         basis = ("FSDP terms calibrated on an H100" if p and p.actor.strategy != "megatron"
-                 else "Megatron terms not measured")
+                 else "Megatron terms checked on one H200 run only")
         lines.append(f"  memory per GPU (GiB, estimate: {basis}; see docs/launcher.md)")
         names = [ph.name for ph in mem.phases]
         labels = list(dict.fromkeys(label for ph in mem.phases for label in ph.parts))

@@ -125,9 +125,9 @@ def source_config(model: str, preset_model: str, preset_config: Mapping[str, Any
 def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
     """The same architecture, 2 layers and heads of 64 wide, with two key/value heads on every rank of
     the widest tensor-parallel size `tp`, as real models have (Qwen3-8B at TP 4: 2 a rank); a grouped
-    model keeps two query heads a group. One key/value head a rank is a shape no real preset has, and
-    on it Megatron's weight export to vLLM failed (TP 4) or stalled (TP 2) on an H200. A vision-language
-    model's vision tower is shrunk the same way (tiny_vl.py)."""
+    model keeps two query heads a group. (The weight-sync failures first blamed on one key/value head a
+    rank were two runs crossing on one machine: host.py.) A vision-language model's vision tower is
+    shrunk the same way (tiny_vl.py)."""
     heads = int((config.get("text_config") or config).get("num_attention_heads") or 4)
     grouped = int((config.get("text_config") or config).get("num_key_value_heads") or heads) < heads
     kv_heads = 2 * tp
