@@ -18,8 +18,9 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   token, from verl's code (not measured).
 
 Megatron (`estimate`), an estimate from the formulas below, checked on one run only: Qwen3-0.6B's shape
-at TP 2 without recompute, whose worker peaked 8% under the estimate on an H200 (its sequences were
-short, so the activation term, an upper bound, was not calibrated; recompute and offload unmeasured).
+at TP 2 without recompute, whose worker peaked at 13.2 GiB against 16.9 estimated on an H200 (its
+sequences were short, so the activation term, an upper bound, was not calibrated; recompute and
+offload unmeasured).
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
   TP (experts also by EP), plus the embedding (first stage), the output layer (last stage; a tied
   embedding is copied there when PP > 1) and a vision tower (first stage), split by TP.
@@ -29,8 +30,11 @@ short, so the activation term, an upper bound, was not calibrated; recompute and
 - Activations of a training micro-batch: tokens = micro x (prompt + response) / CP (every sample at full
   length: an upper bound); per layer and token 2 x (5h + 2q + 2kv + 3I) bytes without recompute, 2h
   bytes with full recompute (plus one layer recomputed at a time); split by TP (sequence parallel);
-  PP micro-batches in flight on the first stage; fp32 logits and their gradient, 8 bytes x vocab per
-  token / TP, for the actor.
+  PP micro-batches in flight on the first stage; for the actor the logits chain, 14 bytes x vocab per
+  token / TP: verl's Megatron forward keeps the output layer's logits, clones them to take the entropy
+  (whose backward saves the softmax), and Megatron's cross-entropy works on an fp32 copy -- the chain
+  measured at 14 bytes on FSDP (8, the logits and their gradient alone, left the one measured 0.6B run
+  above the estimate's rate).
 - Offload (verl's `param_offload`, `optimizer_offload`) moves those states to CPU between phases; they
   come back to the GPU for the update itself, so offload lowers the rollout phase, not the update.
 - The rollout engine (vLLM/SGLang) takes gpu_memory_utilization x GPU memory while generating and
@@ -52,7 +56,7 @@ from .parallel import Layout, ParallelPlan
 GIB = 2 ** 30
 OVERHEAD_GIB = 2.0
 WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
-LOGIT_BYTES = 8
+MEGATRON_LOGIT_BYTES = 14   # verl's Megatron logits chain (see above)
 # FSDP, measured (see the module docstring): bytes per parameter and per token.
 FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES, FSDP_STEP_BYTES, FSDP_REF_BYTES = 4, 4, 8, 4, 2
 FSDP_LOGIT_BYTES = 14
@@ -116,7 +120,7 @@ def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: 
     in_flight = layout.pp
     total = tokens * per_token * in_flight / layout.tp
     if logits:
-        total += tokens * shape.vocab * LOGIT_BYTES / layout.tp
+        total += tokens * shape.vocab * MEGATRON_LOGIT_BYTES / layout.tp
     return total
 
 
