@@ -256,9 +256,8 @@ def _smoke_command(name, train, val, smoke_dir, capsys, *flags) -> dict[str, str
 @pytest.mark.parametrize("tp, grouped, heads, kv_heads", [(1, True, 4, 2), (2, True, 8, 4), (4, True, 16, 8),
                                                           (2, False, 4, 4), (4, False, 8, 8)])
 def test_every_rank_of_the_widest_split_holds_two_key_value_heads(tp, grouped, heads, kv_heads):
-    """Megatron's weight export to vLLM failed at TP 4 and stalled at TP 2 on shrunk models with one
-    key/value head a rank (an H200 rehearsal of qwen3-8b-grpo and qwen3-0.6b-grpo): the shrunk model keeps
-    the real presets' shape, two or more a rank, and its grouping."""
+    """The shrunk model keeps the real presets' shape, two key/value heads a rank or more, and its grouping.
+    (The weight-sync failures once blamed on one head a rank were two runs crossing: test_launcher_host.)"""
     config = {"model_type": "qwen3", "num_attention_heads": 32, "num_key_value_heads": 8 if grouped else 32,
               "head_dim": 128, "hidden_size": 4096, "intermediate_size": 12288, "num_hidden_layers": 36}
     out = smoke.shrunk_config(config, tp)
@@ -293,3 +292,21 @@ def test_silence_without_a_stated_failure_is_waited_out(tmp_path, monkeypatch):
         os.makedirs(os.path.join({str(tmp_path)!r}, "checkpoints", "global_step_2"))
     """)
     assert smoke.run_smoke(argv, tmp_path, timeout_s=60).ok
+
+
+def test_a_smoke_beside_another_verl_run_fails_before_launch(gsm8k_files, model_dirs, tmp_path, monkeypatch, capsys):
+    """The rehearsal starts its own Ray: beside another verl trainer its weight syncs would cross (the
+    4x H200 rehearsals that stalled or loaded another model's tensors), so it stops with the launch's sentence."""
+    import cli.launch.env
+    import cli.launch.host
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg, vision=False: [])
+    monkeypatch.setattr(cli.launch.host, "running_trainers", lambda: [31337])
+    monkeypatch.setattr(smoke, "run_smoke", lambda *a, **k: pytest.fail("verl was launched"))
+    train, val = gsm8k_files
+    code = main(["train", "tiny-gsm8k-grpo", "--smoke", "--model", str(model_dirs["tiny-gsm8k"]), "--train-files",
+                 str(train), "--val-files", str(val), "--smoke-dir", str(tmp_path / "smoke")])
+    out = capsys.readouterr().out
+    assert code == 1 and "smoke: FAIL before launch: another verl trainer runs on this machine (pid 31337)" in out
