@@ -25,6 +25,23 @@ def test_running_trainers_are_found_by_verls_entry_point(tmp_path):
     assert running_trainers(tmp_path / "absent") == []
 
 
+def test_a_trainer_with_a_tmp_of_its_own_cannot_cross(tmp_path):
+    """The sockets live in /tmp: a trainer in another mount namespace with a /tmp of its own (a container,
+    `unshare -m` with a private /tmp) is no neighbour; one whose /tmp is this one's is."""
+    proc, private = tmp_path / "proc", tmp_path / "private"
+    proc.mkdir(), (tmp_path / "tmp").mkdir(), private.mkdir()
+    (proc / "self").mkdir()
+    (proc / "self" / "root").symlink_to(tmp_path)        # this process's /tmp: tmp_path/tmp
+    for pid, root in ((21, tmp_path), (22, None)):
+        _proc(proc, pid, "python3", "-m", "verl.trainer.main_ppo")
+        if root is not None:
+            (proc / str(pid) / "root").symlink_to(root)   # its root: where its /tmp resolves
+    (private / "tmp").mkdir()
+    _proc(proc, 23, "python3", "-m", "verl.trainer.main_ppo")
+    (proc / "23" / "root").symlink_to(private)            # a /tmp of its own
+    assert running_trainers(proc) == [21, 22]   # 22: its root cannot be read, so it counts
+
+
 def _cfg(address=None):
     return OmegaConf.create({"ray_kwargs": {"ray_init": {"address": address}}})
 

@@ -7,7 +7,8 @@ separate Ray cluster numbers its first job 01000000, so two runs on one machine,
 Ray, sync through the same file names: one run's vLLM loads the other's tensors, or its trainer
 waits for good. Seen on a 4x H200 node with several rehearsals side by side (a 512-wide tensor of a
 shrunk model loaded into a 1024-wide one; vocabulary and shape assertions; stalls after "ready to
-fit"); each of those runs alone, or one at a time, is unaffected.
+fit"); each of those runs alone, or one at a time, is unaffected. A run with a /tmp of its own (a
+container, a private mount namespace) has sockets of its own.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ TRAINER = b"verl.trainer.main_ppo"
 
 
 def running_trainers(proc: Path = Path("/proc")) -> list[int]:
-    """Process ids of verl trainers running on this machine (other than this process)."""
+    """Process ids of verl trainers running on this machine (other than this process) that see this
+    process's /tmp, where the sockets live; one whose /tmp cannot be inspected counts."""
     found = []
+    here = _identity(proc / "self" / "root" / "tmp")
     for entry in proc.iterdir() if proc.is_dir() else ():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -31,9 +34,18 @@ def running_trainers(proc: Path = Path("/proc")) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:   # gone meanwhile, or not ours to read
             continue
-        if TRAINER in argv:
+        theirs = _identity(entry / "root" / "tmp")
+        if TRAINER in argv and (theirs is None or here is None or theirs == here):
             found.append(int(entry.name))
     return sorted(found)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def joins_shared_cluster(cfg: Any, environ: dict[str, str] | None = None) -> bool:
