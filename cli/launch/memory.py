@@ -32,9 +32,9 @@ offload unmeasured).
   bytes with full recompute (plus one layer recomputed at a time); split by TP (sequence parallel);
   PP micro-batches in flight on the first stage; for the actor the logits chain, 14 bytes x vocab per
   token / TP: verl's Megatron forward keeps the output layer's logits, clones them to take the entropy
-  (whose backward saves the softmax), and Megatron's cross-entropy works on an fp32 copy -- the chain
-  measured at 14 bytes on FSDP (8, the logits and their gradient alone, left the one measured 0.6B run
-  above the estimate's rate).
+  (whose backward saves the softmax), and Megatron's cross-entropy works on an fp32 copy: the chain
+  measured at 14 bytes on FSDP. (At 8 bytes, the logits and their gradient alone, the one measured
+  0.6B run held more per token than the estimate allowed.)
 - Offload (verl's `param_offload`, `optimizer_offload`) moves those states to CPU between phases; they
   come back to the GPU for the update itself, so offload lowers the rollout phase, not the update.
 - The rollout engine (vLLM/SGLang) takes gpu_memory_utilization x GPU memory while generating and

@@ -224,6 +224,14 @@ def cluster_paths(plan: "Plan") -> list[str]:
             if "${" not in path and path.startswith("/") and not Path(path).exists()]
 
 
+def _launcher_sets(plan: Plan, key: str, value: bool, prefix: str = "") -> None:
+    """A key the launcher adds to the run: in the command, and in the composed config the checks read."""
+    from omegaconf import OmegaConf
+
+    plan.overrides.set(Override(key, str(value).lower(), prefix, "launcher"))
+    OmegaConf.update(plan.cfg, key, value, force_add=True)
+
+
 def _unresolved(cfg: Any, key: str) -> str | list:
     """A config value as written, interpolations (`${oc.env:...}`, which may hold a secret) not resolved."""
     from omegaconf import OmegaConf
@@ -266,17 +274,13 @@ def make_plan(request: Request) -> Plan:
         out.append(error("unknown-key", str(exc)))
         return plan
     if wants_fused_logprobs(cfg, plan.overrides):
-        from omegaconf import OmegaConf
-        plan.overrides.set(Override(FUSED_LOGPROBS, "true", "", "launcher"))
-        OmegaConf.update(cfg, FUSED_LOGPROBS, True)
+        _launcher_sets(plan, FUSED_LOGPROBS, True)
         out.append(note("speed", f"{FUSED_LOGPROBS}=true: without flash-attn verl computes log-probs one token "
                                  f"at a time; its fused kernels do it in chunks (set it false to keep verl's path)"))
     fusion = bridge_fusion_keys(cfg, plan.overrides)
     if fusion:
-        from omegaconf import OmegaConf
         for key in fusion:
-            plan.overrides.set(Override(key, "false", "+", "launcher"))
-            OmegaConf.update(cfg, key, False, force_add=True)
+            _launcher_sets(plan, key, False, prefix="+")   # verl's config does not declare the key
         out.append(note("fusion", f"{'=false, '.join(fusion)}=false: Megatron-Bridge turns gradient-accumulation "
                                   f"fusion on, which needs Apex (its model build stops without it); install Apex "
                                   f"and set it true to keep the fusion"))
