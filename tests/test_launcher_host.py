@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
+import pytest
 from omegaconf import OmegaConf
 
 from cli.launch.host import concurrent_run_finding, joins_shared_cluster, running_trainers
@@ -63,3 +68,18 @@ def test_the_finding_only_when_another_run_and_a_cluster_of_its_own():
     finding = concurrent_run_finding(_cfg(), [7, 8, 9, 10], shared=False)
     assert finding.level == "error" and "(pid 7, 8, 9 ...)" in finding.message
     assert "rl-colocate-zmq-01000000" in finding.message and "--ray-address" in finding.message
+
+
+@pytest.mark.parametrize("job_b, gets", [("01000000", "run_b.weight (512,)"), ("02000000", "run_a.weight (1024,)")])
+def test_two_runs_first_syncs_cross_under_one_job_id(job_b, gets):
+    """The mechanism, on verl 0.9.1's own weight transfer: two runs whose Ray clusters both named their job
+    01000000 share a socket name, and the second sender's bind hands the first run's vLLM the second run's
+    tensors (the H200 rehearsal: a 512-wide tensor loaded into a 1024-wide parameter); with distinct job ids,
+    as in one shared cluster, each run gets its own."""
+    pytest.importorskip("verl")
+    pytest.importorskip("zmq")
+    script = Path(__file__).resolve().parent / "helpers" / "weight_sync_crossing.py"
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:   # a socket path fits 107 characters
+        done = subprocess.run([sys.executable, str(script), folder, "01000000", job_b],
+                              capture_output=True, text=True, timeout=120)
+    assert f"received: {gets}" in done.stdout, done.stderr[-2000:]
