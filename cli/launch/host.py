@@ -7,9 +7,9 @@ separate Ray cluster numbers its first job 01000000, so two runs on one machine,
 Ray, sync through the same file names: one run's vLLM loads the other's tensors, or its trainer
 waits for good. Seen on a 4x H200 node with several rehearsals side by side (a 512-wide tensor of a
 shrunk model loaded into a 1024-wide one; vocabulary and shape assertions; stalls after "ready to
-fit"; tests/helpers/weight_sync_crossing.py replays it on verl's own transfer code); each of those runs
-alone, or one at a time, is unaffected. A run with a /tmp of its own (a
-container, a private mount namespace) has sockets of its own.
+fit"; tests/helpers/weight_sync_crossing.py replays it on verl's own transfer code); each of those
+runs alone, or one at a time, is unaffected. A run with a /tmp of its own (a container, a private
+mount namespace) has sockets of its own.
 """
 
 from __future__ import annotations
