@@ -79,6 +79,15 @@ def needs_flash_attn(cfg: Any) -> bool:
             or bool(model.get("use_remove_padding")))
 
 
+def bridge_of(megatron: Any) -> str | None:
+    """The model bridge a Megatron role's `megatron` section builds through: "mbridge"
+    (`vanilla_mbridge=true`), "megatron-bridge" (verl's default), or None (`use_mbridge=false`)."""
+    megatron = megatron or {}
+    if not megatron.get("use_mbridge", True):
+        return None
+    return "mbridge" if megatron.get("vanilla_mbridge") else "megatron-bridge"
+
+
 FUSED_LOGPROBS = "actor_rollout_ref.model.use_fused_kernels"
 
 
@@ -109,9 +118,8 @@ def bridge_fusion_keys(cfg: Any, overrides: Any) -> list[str]:
     keys = []
     for role in roles:
         section = cfg.critic if role == "critic" else cfg.actor_rollout_ref.actor
-        megatron = section.get("megatron") or {}
-        if (str(section.get("strategy")) == "megatron" and megatron.get("use_mbridge", True)
-                and not megatron.get("vanilla_mbridge") and overrides.get(f"{role}.{GRAD_FUSION}") is None):
+        if (str(section.get("strategy")) == "megatron" and bridge_of(section.get("megatron")) == "megatron-bridge"
+                and overrides.get(f"{role}.{GRAD_FUSION}") is None):
             keys.append(f"{role}.{GRAD_FUSION}")
     return keys
 
@@ -139,10 +147,10 @@ def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     needed = [("megatron-core", "Megatron training engine"),
               ("transformer-engine", "Megatron's layers (the TE layer spec both bridges build)"),
               ("torch", "everything")]
-    bridge = megatron.get("use_mbridge", True) and not megatron.get("vanilla_mbridge")
-    if megatron.get("use_mbridge", True):
-        needed.append(("megatron-bridge", "HF <-> Megatron model bridge (use_mbridge=true)") if bridge
-                      else ("mbridge", "legacy model bridge (vanilla_mbridge=true)"))
+    bridge = bridge_of(megatron)
+    if bridge is not None:
+        needed.append((bridge, "HF <-> Megatron model bridge (use_mbridge=true)" if bridge == "megatron-bridge"
+                       else "legacy model bridge (vanilla_mbridge=true)"))
     if vision:
         needed += VISION_NEEDS
     if flash_attention_roles(cfg):
@@ -151,7 +159,8 @@ def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     rollout = str(cfg.actor_rollout_ref.rollout.get("name") or "")
     if rollout in ("vllm", "sglang"):
         needed.append((rollout, "rollout engine"))
-    pins = {**RAN_WITH, **verl_pins(), **({"megatron-core": BRIDGE_RAN["megatron-core"]} if bridge else {})}
+    pins = {**RAN_WITH, **verl_pins(),
+            **({"megatron-core": BRIDGE_RAN["megatron-core"]} if bridge == "megatron-bridge" else {})}
     return [Requirement(name, why, pins.get(name), _installed(name)) for name, why in needed]
 
 
@@ -193,7 +202,7 @@ def tied_critic_finding(cfg: Any, tied: bool) -> Finding | None:
     Seen on an H200 rehearsal of qwen2.5-0.5b-ppo: `Weights {'lm_head.weight'} not found`."""
     megatron = cfg.critic.get("megatron") or {}
     if (not tied or not need_critic(cfg) or str(cfg.critic.get("strategy")) != "megatron"
-            or not megatron.get("vanilla_mbridge") or megatron.get("use_dist_checkpointing")):
+            or bridge_of(megatron) != "mbridge" or megatron.get("use_dist_checkpointing")):
         return None
     return error("critic-weights", "the Megatron critic loads through mbridge, which reads lm_head.weight, and "
                                    "this model ties its output layer to the embedding (no lm_head.weight saved): "
@@ -208,7 +217,7 @@ def vl_bridge_finding(cfg: Any, model_type: str) -> Finding | None:
     AttributeError: no attribute 'rope_parameters'; seen on an H200 rehearsal, and on CPU with 5.10)."""
     actor = cfg.actor_rollout_ref.actor
     if (str(actor.strategy) != "megatron" or model_type not in VISION_MODEL_TYPES
-            or not (actor.get("megatron") or {}).get("vanilla_mbridge")):
+            or bridge_of(actor.get("megatron")) != "mbridge"):
         return None
     return error("bridge", f"mbridge cannot build a {model_type} model under transformers 5 (verl 0.9.1's pin): "
                            f"it reads config.rope_scaling and stops with AttributeError 'rope_parameters'; set "
