@@ -10,7 +10,6 @@ launches: every error is one sentence that says what to change.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 
@@ -253,10 +252,8 @@ def _smoke(args, preset, plan) -> int:
     from .launch.env import check_environment, missing_sentence
     findings, missing = check_environment(small.cfg, launching=True, vision=small.vision)
     blocking = [f.message for f in findings if f.level == "error"]
-    from .launch.host import other_run_finding
-    crossing = other_run_finding(small.cfg)
-    if crossing is not None:
-        blocking.append(crossing.message)
+    from .launch.host import machine_findings
+    blocking += [f.message for f in machine_findings(small.cfg)]
     if missing or blocking:
         print(f"smoke: FAIL before launch: {missing_sentence(missing, small.cfg) if missing else blocking[0]}")
         return 1
@@ -292,15 +289,9 @@ def _launch(args, plan, argv) -> int:
     if missing:
         raise CommandError(missing_sentence(missing, plan.cfg) + ": install them here (verl's extras list the "
                                                                      "tested versions) or use --ray-address")
-    from .launch.parallel import ray_cpus_finding
-    explicit = (plan.cfg.get("ray_kwargs") or {}).get("ray_init", {}).get("num_cpus")
-    short = None if explicit is not None else ray_cpus_finding(plan.cfg, os.cpu_count(), "this machine")
-    if short is not None:
-        raise CommandError(short.message)
-    from .launch.host import other_run_finding
-    crossing = other_run_finding(plan.cfg)
-    if crossing is not None:
-        raise CommandError(crossing.message)
+    from .launch.host import machine_findings
+    for finding in machine_findings(plan.cfg):
+        raise CommandError(finding.message)
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)

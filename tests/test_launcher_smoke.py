@@ -304,6 +304,7 @@ def test_a_smoke_beside_another_verl_run_fails_before_launch(gsm8k_files, model_
     monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
     monkeypatch.setattr(cli.launch.env, "requirements", lambda cfg, vision=False: [])
     monkeypatch.setattr(cli.launch.host, "running_trainers", lambda: [31337])
+    monkeypatch.setattr(cli.launch.host.os, "cpu_count", lambda: 64)   # Ray's CPUs are enough here
     monkeypatch.setattr(smoke, "run_smoke", lambda *a, **k: pytest.fail("verl was launched"))
     train, val = gsm8k_files
     code = main(["train", "tiny-gsm8k-grpo", "--smoke", "--model", str(model_dirs["tiny-gsm8k"]), "--train-files",

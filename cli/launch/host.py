@@ -1,4 +1,5 @@
-"""The launching machine itself: another verl run on it whose weight syncs would cross this one's.
+"""The launching machine itself: enough CPUs for the Ray that verl starts on it, and no other verl run
+on it whose weight syncs would cross this one's.
 
 verl 0.9.1 hands new weights from the trainer to the colocated vLLM workers through a ZMQ socket
 named `/tmp/rl-colocate-zmq-<Ray job id>-replica-<R>-rank-<K>.sock`; each sync removes whatever file
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Finding, error
+from .parallel import ray_cpus_finding
 
 TRAINER = b"verl.trainer.main_ppo"
 
@@ -74,6 +76,10 @@ def concurrent_run_finding(cfg: Any, pids: list[int], shared: bool) -> Finding |
                               f"without ray_kwargs.ray_init.address=local)")
 
 
-def other_run_finding(cfg: Any) -> Finding | None:
-    """The check as a launch runs it, on this machine's processes and Ray settings."""
-    return concurrent_run_finding(cfg, running_trainers(), joins_shared_cluster(cfg))
+def machine_findings(cfg: Any) -> list[Finding]:
+    """This machine's checks before verl starts on it (a launch, a smoke): Ray's CPUs against what verl
+    reserves (unless ray_init.num_cpus is set), then another verl run's weight syncs."""
+    explicit = ((cfg.get("ray_kwargs") or {}).get("ray_init") or {}).get("num_cpus")
+    found = [] if explicit is not None else [ray_cpus_finding(cfg, os.cpu_count(), "this machine")]
+    found.append(concurrent_run_finding(cfg, running_trainers(), joins_shared_cluster(cfg)))
+    return [f for f in found if f is not None]
