@@ -31,11 +31,12 @@ def test_the_built_in_config_is_the_published_one():
 def test_every_split_the_run_needs_divides_the_shrunk_model(tp, heads, kv_heads):
     """Text heads, KV heads and vision heads divide the tensor-parallel size; the image-token layout
     (patch, merge, temporal, window) is the model's; the vision tower keeps a windowed block and a
-    full-attention one; multimodal RoPE's sections fill half of the narrower head."""
+    full-attention one; the text heads keep the model's width (128), half of which multimodal RoPE's
+    sections ([16, 24, 24]) fill: Megatron-Bridge takes the sections from its own defaults."""
     preset = load_preset("qwen2.5-vl-3b-geo3k-grpo")
     out = smoke.shrunk_config(preset.model_config, tp)      # the preset's shorter record, completed
     assert (out["num_attention_heads"], out["num_key_value_heads"]) == (heads, kv_heads)
-    assert out["num_hidden_layers"] == smoke.LAYERS and out["hidden_size"] == heads * smoke.HEAD_DIM
+    assert out["num_hidden_layers"] == smoke.LAYERS and out["hidden_size"] == heads * 128
     vision = out["vision_config"]
     assert vision["num_heads"] % tp == 0 and out["num_attention_heads"] % tp == 0 and out["num_key_value_heads"] % tp == 0
     assert vision["hidden_size"] % vision["num_heads"] == 0 and (vision["hidden_size"] // vision["num_heads"]) % 4 == 0
@@ -43,8 +44,8 @@ def test_every_split_the_run_needs_divides_the_shrunk_model(tp, heads, kv_heads)
     assert vision["out_hidden_size"] == out["hidden_size"]
     for key in ("patch_size", "spatial_merge_size", "temporal_patch_size", "window_size"):
         assert vision[key] == PUBLISHED["vision_config"][key]
-    assert sum(out["rope_scaling"]["mrope_section"]) == smoke.HEAD_DIM // 2
-    assert out["rope_scaling"]["mrope_section"] == [8, 12, 12]
+    assert out["rope_scaling"]["mrope_section"] == [16, 24, 24] and sum([16, 24, 24]) == 128 // 2
+    assert vision["hidden_size"] == heads * tiny_vl.VISION_HEAD_DIM
     assert preset.model_config["vision_config"]["depth"] == 32            # the preset's record is not edited
 
 

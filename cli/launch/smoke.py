@@ -126,8 +126,8 @@ def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
     """The same architecture, 2 layers and heads of 64 wide, with two key/value heads on every rank of
     the widest tensor-parallel size `tp`, as real models have (Qwen3-8B at TP 4: 2 a rank); a grouped
     model keeps two query heads a group. (The weight-sync failures first blamed on one key/value head a
-    rank were two runs crossing on one machine: host.py.) A vision-language model's vision tower is
-    shrunk the same way (tiny_vl.py)."""
+    rank were two runs crossing on one machine: host.py.) A vision-language model keeps its text heads'
+    width, which its multimodal RoPE is fixed to, and gets a tower of narrow vision heads (tiny_vl.py)."""
     heads = int((config.get("text_config") or config).get("num_attention_heads") or 4)
     grouped = int((config.get("text_config") or config).get("num_key_value_heads") or heads) < heads
     kv_heads = 2 * tp
@@ -135,7 +135,7 @@ def shrunk_config(config: Mapping[str, Any], tp: int = 1) -> dict[str, Any]:
     if "vision_config" in config:
         from .tiny_vl import shrunk_vl_config
         try:
-            return shrunk_vl_config(config, new_heads, kv_heads, HEAD_DIM, LAYERS)
+            return shrunk_vl_config(config, new_heads, kv_heads, LAYERS)
         except ValueError as exc:
             raise SmokeError(f"{exc} (rehearse it with --model pointing at a small model of the same family)") from None
     if "text_config" in config:

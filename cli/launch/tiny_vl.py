@@ -2,9 +2,9 @@
 
 The shrunk model keeps what the run's code paths depend on and cuts what costs time: a 2-layer
 language model and a 2-block vision tower (the first block windowed, the last full attention, as the
-real tower alternates them), heads of 64 split as the run's tensor-parallel sizes need, and the
-image-token layout unchanged (patch, merge and temporal sizes, window, the multimodal-RoPE sections
-scaled to the narrower heads). The processor is the model's own when it is on this machine; otherwise
+real tower alternates them), heads split as the run's tensor-parallel sizes need (the language
+model's keep their width, to which multimodal RoPE's sections are fixed; the vision tower's are 64 wide),
+and the image-token layout unchanged (patch, merge and temporal sizes, window, the RoPE sections). The processor is the model's own when it is on this machine; otherwise
 a tiny one is written offline: Qwen2.5-VL's image-processor settings and the byte-level tokenizer with
 Qwen's vision tokens and a chat template that puts `<|vision_start|><|image_pad|><|vision_end|>` where
 each image goes (the processor widens `<|image_pad|>` to the image's patch count, as Qwen's does).
@@ -43,6 +43,7 @@ PROCESSOR_FILES = ("preprocessor_config.json", "video_preprocessor_config.json",
                    "chat_template.json", "chat_template.jinja")
 SHRINKABLE = ("qwen2_5_vl",)
 VISION_DEPTH = 2
+VISION_HEAD_DIM = 64
 
 # The published config.json of Qwen/Qwen2.5-VL-3B-Instruct: what --smoke shrinks when neither the model
 # nor a preset's record of it is on this machine, and the source of the keys a shorter record leaves out.
@@ -125,49 +126,36 @@ def complete(config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def shrunk_vl_config(config: Mapping[str, Any], heads: int, kv_heads: int, head_dim: int,
-                     layers: int) -> dict[str, Any]:
+def shrunk_vl_config(config: Mapping[str, Any], heads: int, kv_heads: int, layers: int) -> dict[str, Any]:
     """The model's config with a `layers`-deep language model of `heads` heads (`kv_heads` KV heads) of
-    `head_dim`, and a VISION_DEPTH-block vision tower of `heads` heads of `head_dim`; the patch, merge,
-    temporal and window sizes stay as they are, so an image becomes the same number of tokens."""
+    the model's own head width, and a VISION_DEPTH-block vision tower of `heads` heads of
+    VISION_HEAD_DIM; the patch, merge, temporal and window sizes stay as they are, so an image becomes
+    the same number of tokens. The text heads keep their width because multimodal RoPE's sections
+    ([16, 24, 24], half of a 128-wide head) are fixed to it: Megatron-Bridge 0.6.2 takes them from its
+    Qwen2.5-VL provider's defaults, never from the config, and a narrower head stops the first forward
+    ("split_with_sizes expects split_sizes to sum exactly to 64", the H200 rehearsal)."""
     model_type = str(config.get("model_type", ""))
     if model_type not in SHRINKABLE:
         raise ValueError(f"--smoke shrinks text models and {', '.join(SHRINKABLE)}; this model is {model_type!r}")
     out = complete(config)
     text = out["text_config"] if "text_config" in out else out
-    old_head_dim = int(text.get("head_dim") or int(text["hidden_size"]) // int(text["num_attention_heads"]))
+    head_dim = int(text.get("head_dim") or int(text["hidden_size"]) // int(text["num_attention_heads"]))
     hidden = heads * head_dim
     text.update(num_attention_heads=heads, num_key_value_heads=kv_heads, hidden_size=hidden,
                 intermediate_size=2 * hidden, num_hidden_layers=layers)
-    if "head_dim" in text:
-        text["head_dim"] = head_dim
     for key in ("layer_types", "max_window_layers"):
         if isinstance(text.get(key), list):
             text[key] = text[key][:layers]
         elif key in text:
             text[key] = min(int(text[key]), layers)
-    for key in ("rope_scaling", "rope_parameters"):
-        rope = out.get(key) if key in out else text.get(key)
-        if isinstance(rope, dict) and rope.get("mrope_section"):
-            rope["mrope_section"] = mrope_sections(rope["mrope_section"], head_dim // 2, old_head_dim // 2)
     vision = out["vision_config"]
-    vision.update(depth=VISION_DEPTH, num_heads=heads, hidden_size=heads * head_dim,
-                  intermediate_size=2 * heads * head_dim, out_hidden_size=hidden)
+    vision.update(depth=VISION_DEPTH, num_heads=heads, hidden_size=heads * VISION_HEAD_DIM,
+                  intermediate_size=2 * heads * VISION_HEAD_DIM, out_hidden_size=hidden)
     if "fullatt_block_indexes" in vision:    # windowed blocks, then a full-attention one last
         vision["fullatt_block_indexes"] = [VISION_DEPTH - 1]
     out.pop("dtype", None)
     out["torch_dtype"] = "bfloat16"
     return out
-
-
-def mrope_sections(sections: list[int], half: int, old_half: int) -> list[int]:
-    """Multimodal RoPE's (temporal, height, width) split of half a head, scaled to a narrower head:
-    [16, 24, 24] of 64 becomes [8, 12, 12] of 32. The sections must add up to half the head width."""
-    if sum(sections) != old_half:   # a config that does not use the rule: scale its own total
-        old_half = sum(sections)
-    scaled = [max(1, s * half // old_half) for s in sections]
-    scaled[-1] += half - sum(scaled)
-    return scaled
 
 
 def image_processor_config(vision: Mapping[str, Any]) -> dict[str, Any]:
