@@ -198,3 +198,16 @@ def test_an_sglang_rollout_is_told_that_verls_own_sglang_pins_do_not_resolve(mod
     assert "transformers==5.6.0" in message and "rollout.name=vllm" in message
     assert "sglang" not in checks(plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm",
                                            model_dirs=model_dirs))
+
+
+def test_a_megatron_bridge_plan_names_what_its_checkpoint_save_imports(model_dirs):
+    """The H200 rehearsal of the VL Megatron preset trained a step, then stopped at its first checkpoint on
+    `No module named 'modelopt'` and, with it, on `pulp`: Megatron-Bridge saves weights through
+    save_hf_weights, which imports NVIDIA's model optimizer. An mbridge plan needs none of it."""
+    from cli.launch.env import requirements
+
+    bridge = plan_for("qwen2.5-vl-3b-geo3k-grpo-megatron", model_dirs=model_dirs)
+    names = {r.package for r in requirements(bridge.cfg, bridge.vision)}
+    assert {"megatron-bridge", "nvidia-modelopt", "pulp", "scipy"} <= names
+    mbridge = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs)
+    assert not {"nvidia-modelopt", "pulp"} & {r.package for r in requirements(mbridge.cfg, mbridge.vision)}

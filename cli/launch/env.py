@@ -131,6 +131,14 @@ VISION_NEEDS = (("torchvision", "Qwen2.5-VL's processor (transformers builds its
                                          "vision-language processor loads: the H200 rehearsal stopped without it"))
 
 
+# Megatron-Bridge writes every checkpoint's weights as a Hugging Face folder (verl saves "model" through the
+# bridge unless use_dist_checkpointing is on), and its save_hf_weights imports NVIDIA's model optimizer,
+# which imports pulp and scipy: the H200 rehearsal of the vision-language Megatron preset trained its step
+# and stopped at the first checkpoint on each in turn. mbridge's save needs none of them.
+BRIDGE_SAVE_NEEDS = (("nvidia-modelopt", "Megatron-Bridge's checkpoint save (save_hf_weights imports modelopt)"),
+                     ("pulp", "imported by nvidia-modelopt"), ("scipy", "imported by nvidia-modelopt"))
+
+
 def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     if str(cfg.actor_rollout_ref.actor.strategy) != "megatron":   # FSDP: torch and transformers train
         needed = [("torch", "everything"), ("transformers", "FSDP training engine")]
@@ -151,6 +159,8 @@ def requirements(cfg: Any, vision: bool = False) -> list[Requirement]:
     if bridge is not None:
         needed.append((bridge, "HF <-> Megatron model bridge (use_mbridge=true)" if bridge == "megatron-bridge"
                        else "legacy model bridge (vanilla_mbridge=true)"))
+    if bridge == "megatron-bridge":
+        needed += BRIDGE_SAVE_NEEDS
     if vision:
         needed += VISION_NEEDS
     if flash_attention_roles(cfg):
