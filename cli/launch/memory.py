@@ -17,10 +17,9 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   exist: one 512-token chunk's fp32 logits, softmax and gradients, 16 bytes x vocabulary per chunk
   token, from verl's code (not measured).
 
-Megatron (`estimate`), an estimate from the formulas below, checked on one run only: Qwen3-0.6B's shape
-at TP 2 without recompute, whose worker peaked at 13.2 GiB against 16.9 estimated on an H200 (its
-sequences were short, so the activation term, an upper bound, was not calibrated; recompute and
-offload unmeasured).
+Megatron (`estimate`), measured on H200s (tests/bench/gpu_memory_megatron_h200.json, docs/launcher.md;
+a test keeps the estimate within 15% of each): Qwen3-0.6B's shape at TP 2 with and without full
+recompute and optimizer offload, every response at full length.
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by
   TP (experts also by EP), plus the embedding (first stage), the output layer (last stage; a tied
   embedding is copied there when PP > 1) and a vision tower (first stage), split by TP.
@@ -32,16 +31,23 @@ offload unmeasured).
   bytes with full recompute (plus one layer recomputed at a time); split by TP (sequence parallel);
   PP micro-batches in flight on the first stage; for the actor the logits chain, 14 bytes x vocab per
   token / TP: verl's Megatron forward keeps the output layer's logits, clones them to take the entropy
-  (whose backward saves the softmax), and Megatron's cross-entropy works on an fp32 copy: the chain
-  measured at 14 bytes on FSDP. (At 8 bytes, the logits and their gradient alone, the one measured
-  0.6B run held more per token than the estimate allowed.)
+  (whose backward saves the softmax), and Megatron's cross-entropy works on an fp32 copy (measured
+  0.89x of this form without recompute).
+- The old and reference log-probs are forward passes of their own micro-batch
+  (`log_prob_micro_batch_size_per_gpu`, often twice the training one): no layer activations are kept,
+  but the logits chain is, 12 bytes x vocab per token / TP (fp32 logits, their clone for the entropy,
+  and the entropy's softmax; measured 12.2). With the vocabularies of today's models this phase, not
+  the update, is the actor's peak.
 - Offload (verl's `param_offload`, `optimizer_offload`) moves those states to CPU between phases; they
-  come back to the GPU for the update itself, so offload lowers the rollout phase, not the update.
+  come back to the GPU for the update itself, so offload lowers the rollout and log-prob phases.
 - The rollout engine (vLLM/SGLang) takes gpu_memory_utilization x GPU memory while generating and
   frees it (free_cache_engine) while training.
-- A fixed 2 GiB per GPU for the CUDA context, NCCL buffers and allocator fragmentation.
-Phases: `update` (an actor or critic step with everything else resident) and `rollout` (generation
-with the training states that were not offloaded). The peak phase must fit the GPU.
+- A fixed 5 GiB per GPU beyond torch's allocated peak: the CUDA context, NCCL's and TransformerEngine's
+  buffers and the allocator's cache (measured 4.2-5.0 GiB between `nvidia-smi`'s view of the Megatron
+  worker and torch's peak; FSDP's is 2 GiB).
+Phases: `update` (an actor or critic step with everything else resident), `log-prob` (Megatron: the
+old and reference log-probs) and `rollout` (generation with the training states that were not
+offloaded). The peak phase must fit the GPU.
 """
 
 from __future__ import annotations
@@ -56,7 +62,9 @@ from .parallel import Layout, ParallelPlan
 GIB = 2 ** 30
 OVERHEAD_GIB = 2.0
 WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
-MEGATRON_LOGIT_BYTES = 14   # verl's Megatron logits chain (see above)
+MEGATRON_LOGIT_BYTES = 14   # verl's Megatron logits chain in an update (see above)
+MEGATRON_LOGPROB_BYTES = 12   # ... and in a forward-only log-prob pass
+MEGATRON_OVERHEAD_GIB = 5.0
 # FSDP, measured (see the module docstring): bytes per parameter and per token.
 FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES, FSDP_STEP_BYTES, FSDP_REF_BYTES = 4, 4, 8, 4, 2
 FSDP_LOGIT_BYTES = 14
@@ -124,6 +132,13 @@ def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: 
     return total
 
 
+def _log_prob_activations(shape: ModelShape, layout: Layout) -> float:
+    """A forward-only log-prob micro-batch: the logits chain and one layer's transient activations."""
+    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+    one_layer = 2 * (5 * shape.hidden + 2 * q + 2 * kv + 3 * shape.intermediate)
+    return layout.log_prob_tokens * (shape.vocab * MEGATRON_LOGPROB_BYTES + one_layer) / layout.tp
+
+
 def _states(params: float, layout: Layout, distributed_optimizer: bool) -> tuple[float, float, float]:
     shards = layout.dp if distributed_optimizer and layout.dp else 1
     return params * WEIGHT_BYTES, params * GRAD_BYTES, params * ADAM_BYTES / shards
@@ -142,9 +157,13 @@ def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape
     }
     update = {"actor weights (bf16)": a_w, "actor gradients (fp32)": a_g, "actor Adam states (fp32)": a_o,
               "actor activations": _activations(shape, actor, plan, logits=True) / GIB}
+    log_prob = {"actor weights (bf16)": a_w, "actor gradients (fp32)": resident["actor gradients (fp32)"],
+                "actor Adam states (fp32)": resident["actor Adam states (fp32)"],
+                "actor log-prob forward (logits, no gradient)": _log_prob_activations(shape, actor) / GIB}
     if plan.use_ref:
         ref = 0.0 if plan.ref_param_offload else a_w
         resident["reference weights (bf16)"] = update["reference weights (bf16)"] = ref
+        log_prob["reference weights (bf16)"] = a_w
     phases = []
     critic_update: dict[str, float] = {}
     if plan.critic is not None:
@@ -155,15 +174,20 @@ def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape
                            "critic gradients (fp32)": 0.0 if plan.critic.param_offload else c_g,
                            "critic Adam states (fp32)": 0.0 if plan.critic.optimizer_offload else c_o}
         update.update(critic_resident)
+        log_prob.update(critic_resident)
         critic_update = {**resident, "critic weights (bf16)": c_w, "critic gradients (fp32)": c_g,
                          "critic Adam states (fp32)": c_o,
                          "critic activations": _activations(c_shape, plan.critic, plan, logits=False) / GIB}
         resident.update(critic_resident)
     budget = plan.rollout_util * gpu_gib
     rollout = {**resident, "rollout engine (gpu_memory_utilization)": budget}
-    for name, parts in (("update", update), ("critic update", critic_update), ("rollout", rollout)):
+    if not actor.log_prob_tokens:
+        log_prob = {}
+    for name, parts in (("update", update), ("log-prob", log_prob), ("critic update", critic_update),
+                        ("rollout", rollout)):
         if parts:
-            phases.append(Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB}))
+            phases.append(Phase(name, {**{k: v for k, v in parts.items() if v},
+                                       "CUDA context, NCCL, TE, allocator cache": MEGATRON_OVERHEAD_GIB}))
 
     result = _estimate(plan, shape, gpu_gib, phases, budget)
     if suggest:
@@ -233,6 +257,11 @@ def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstima
                       f"recompute_method=uniform, recompute_num_layers=1)", _variant(plan, recompute="full")))
     if plan.actor.micro and plan.actor.micro > 1:
         tries.append((f"lower actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu to 1", _variant(plan, micro=1)))
+    seq = plan.prompt_len + plan.response_len
+    if plan.actor.log_prob_tokens > seq / plan.actor.cp:
+        tries.append(("lower actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu and "
+                      "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu to 1",
+                      _variant(plan, log_prob_tokens=seq / plan.actor.cp)))
     for label, variant in tries:
         if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
             return label

@@ -58,6 +58,7 @@ class Layout:
     sp: int = 1                  # FSDP: Ulysses sequence-parallel size
     shard: int = 0               # FSDP: GPUs one copy of the states is sharded over
     max_tokens: int = 16384      # with dynamic batch size: tokens per GPU per micro-batch
+    log_prob_tokens: float = 0.0  # actor: tokens per GPU in the largest old or reference log-prob micro-batch
 
 
 @dataclass
@@ -124,6 +125,21 @@ def _fsdp_layout(role: str, section: Any, engine: Any, model: Any, world: int, m
                   max_tokens=int(section.get("ppo_max_token_len_per_gpu") or 16384))
 
 
+def _log_prob_tokens(cfg: Any, use_ref: bool) -> float:
+    """Tokens one GPU holds in the largest forward-only micro-batch: the old log-probs
+    (`rollout.log_prob_*`) and the reference's (`ref.log_prob_*`), each at full length, or its token
+    budget with dynamic batch size."""
+    seq = int(cfg.data.max_prompt_length) + int(cfg.data.max_response_length)
+    sections = [cfg.actor_rollout_ref.rollout] + ([cfg.actor_rollout_ref.ref] if use_ref else [])
+    tokens = 0.0
+    for section in sections:
+        if section.get("log_prob_use_dynamic_bsz"):
+            tokens = max(tokens, int(section.get("log_prob_max_token_len_per_gpu") or 16384), seq)
+        elif section.get("log_prob_micro_batch_size_per_gpu"):
+            tokens = max(tokens, int(section.log_prob_micro_batch_size_per_gpu) * seq)
+    return tokens
+
+
 def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None) -> ParallelPlan:
     """The split of actor, critic and rollout over the cluster, with every rule that fails."""
     nnodes, per_node = int(cfg.trainer.nnodes), int(cfg.trainer.n_gpus_per_node)
@@ -140,6 +156,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
         ref_offload = bool(cfg.actor_rollout_ref.ref.fsdp_config.param_offload)
     else:
         actor = _layout("actor", actor_cfg, world, actor_cfg.ppo_mini_batch_size)
+        actor.log_prob_tokens = _log_prob_tokens(cfg, need_reference(cfg)) / actor.cp
         critic = _layout("critic", cfg.critic, world, cfg.critic.ppo_mini_batch_size) if critic_on else None
         ref_offload = bool(cfg.actor_rollout_ref.ref.megatron.param_offload)
     plan = ParallelPlan(

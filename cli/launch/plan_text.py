@@ -44,10 +44,11 @@ def render_plan(plan: Plan) -> str:
     if mem:
         lines.append("")
         basis = ("FSDP terms calibrated on an H100" if p and p.actor.strategy != "megatron"
-                 else "Megatron terms checked on one H200 run only")
+                 else "Megatron terms measured on H200s")
         lines.append(f"  memory per GPU (GiB, estimate: {basis}; see docs/launcher.md)")
         names = [ph.name for ph in mem.phases]
-        labels = list(dict.fromkeys(label for ph in mem.phases for label in ph.parts))
+        labels = sorted(dict.fromkeys(label for ph in mem.phases for label in ph.parts),
+                        key=lambda label: label.startswith("CUDA context"))   # the fixed term last
         lines.append("    " + f"{'':<42}" + "".join(f"{n:>15}" for n in names))
         for label in labels:
             lines.append("    " + f"{label:<42}" + "".join(
