@@ -266,8 +266,8 @@ def _advice(r: Requirement) -> str:
 # pip's own answer to `pip install "verl[sglang]==0.9.1"` (resolved on CPU for CPython 3.12, 2026-11-27).
 SGLANG_PIN_CONFLICT = ("pip cannot install verl 0.9.1's sglang extra: it pins sglang 0.5.12, which pins "
                        "transformers==5.6.0, a version verl itself excludes (it wants 5.9.0); install sglang "
-                       "with --no-deps beside transformers 5.9.0 (it imports there on CPU up to its CUDA kernels; "
-                       "not yet run on a GPU), or roll out with "
+                       "with --no-deps beside transformers 5.9.0 (so installed, it ran this preset's smoke on "
+                       "H200s; docs/launcher.md lists the wheels), or roll out with "
                        "actor_rollout_ref.rollout.name=vllm")
 
 
