@@ -3,10 +3,11 @@
 The shrunk model keeps what the run's code paths depend on and cuts what costs time: a 2-layer
 language model and a 2-block vision tower (the first block windowed, the last full attention, as the
 real tower alternates them), heads split as the run's tensor-parallel sizes need (the language
-model's keep their width, to which multimodal RoPE's sections are fixed; the vision tower's are 64 wide),
-and the image-token layout unchanged (patch, merge and temporal sizes, window, the RoPE sections). The processor is the model's own when it is on this machine; otherwise
-a tiny one is written offline: Qwen2.5-VL's image-processor settings and the byte-level tokenizer with
-Qwen's vision tokens and a chat template that puts `<|vision_start|><|image_pad|><|vision_end|>` where
+model's keep their width, to which multimodal RoPE's sections are fixed; the vision tower's are 64
+wide), and the image-token layout unchanged (patch, merge and temporal sizes, window, the RoPE
+sections). The processor is the model's own when it is on this machine; otherwise a tiny one is
+written offline: Qwen2.5-VL's image-processor settings and the byte-level tokenizer with Qwen's vision
+tokens and a chat template that puts `<|vision_start|><|image_pad|><|vision_end|>` where
 each image goes (the processor widens `<|image_pad|>` to the image's patch count, as Qwen's does).
 """
 
