@@ -267,3 +267,53 @@ def test_the_docs_table_shows_the_megatron_measurements():
     table = docs.split("Megatron, measured on H200s", 1)[1]
     for row in MEGATRON_MEASURED["rows"]:
         assert f"| {row['setting']} |" in table and f"{row['allocated_gib']:.2f} GiB" in table
+
+
+# --- a fixed vLLM KV cache -------------------------------------------------------------------------------
+
+KV = "+actor_rollout_ref.rollout.engine_kwargs.vllm.kv_cache_memory_bytes"
+
+
+def _rollout_engine(plan):
+    rollout = next(p for p in plan.memory.phases if p.name == "rollout")
+    return next((label, gib) for label, gib in rollout.parts.items() if label.startswith("rollout engine"))
+
+
+def test_a_fixed_kv_cache_sizes_the_rollout_engine_not_the_utilization():
+    """vLLM ignores gpu_memory_utilization when kv_cache_memory_bytes is set: the 2x H200 memory runs fixed
+    it at 4 GiB, and vLLM's worker held 7.7 GiB (weights 0.56, the cache, 3.2 of its own), not the 27.8
+    GiB that 0.2 x 139 charges."""
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm", f"{KV}=4294967296",
+                    "actor_rollout_ref.rollout.gpu_memory_utilization=0.2", gpu_memory_gb=139, check_verl=False)
+    label, gib = _rollout_engine(plan)
+    assert "fixed KV" in label and gib == pytest.approx(0.56 + 4 + 3.2, abs=0.01)
+    assert abs(gib - 7916 / 1024) <= TOLERANCE * 7916 / 1024
+    assert plan.parallel.rollout_kv_bytes == 2 ** 32 and plan.memory.kv_fixed
+    from cli.launch.plan_text import render_plan
+    assert "KV cache fixed at 4.00 GiB" in render_plan(plan)
+
+
+@pytest.mark.parametrize("value, expected", [("4Gi", 4 * 2 ** 30), ("4G", 4 * 2 ** 30), ("4g", 4 * 10 ** 9),
+                                             ("2.5g", 25 * 10 ** 8), ("1024", 1024)])
+def test_a_kv_size_is_read_as_vllm_reads_it_taking_the_larger_reading(value, expected):
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm", f"{KV}='{value}'", check_verl=False)
+    assert plan.parallel.rollout_kv_bytes == expected
+
+
+def test_an_unreadable_kv_size_is_named():
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm", f"{KV}=lots", check_verl=False)
+    assert any("kv_cache_memory_bytes='lots' is not a size vLLM reads" in m for m in checks(plan)["rollout-memory"])
+
+
+def test_a_kv_cache_too_large_for_the_gpu_is_told_the_size_that_fits():
+    """A cache larger than the utilization share was charged the share: the plan said it fit."""
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.rollout.name=vllm", f"{KV}=20Gi", gpu_memory_gb=24,
+                    check_verl=False)
+    assert not plan.memory.fits and plan.memory.peak.name == "rollout"
+    assert "lower actor_rollout_ref.rollout.engine_kwargs.vllm.kv_cache_memory_bytes to" in plan.memory.suggestion
+
+
+def test_sglang_ignores_vllms_kv_setting():
+    plan = plan_for("qwen3-0.6b-grpo", f"{KV}=4294967296", check_verl=False)
+    assert plan.parallel.rollout_name == "sglang" and plan.parallel.rollout_kv_bytes is None
+    assert _rollout_engine(plan)[0] == "rollout engine (gpu_memory_utilization)"

@@ -41,7 +41,8 @@ recompute and optimizer offload, every response at full length.
 - Offload (verl's `param_offload`, `optimizer_offload`) moves those states to CPU between phases; they
   come back to the GPU for the update itself, so offload lowers the rollout and log-prob phases.
 - The rollout engine (vLLM/SGLang) takes gpu_memory_utilization x GPU memory while generating and
-  frees it (free_cache_engine) while training.
+  frees it (free_cache_engine) while training; with vLLM's kv_cache_memory_bytes set (vLLM then ignores
+  the utilization), its weights, that KV cache and 3.2 GiB of its own (both engines; `rollout_share`).
 - A fixed 5 GiB per GPU beyond torch's allocated peak: the CUDA context, NCCL's and TransformerEngine's
   buffers and the allocator's cache (measured 4.2-5.0 GiB between `nvidia-smi`'s view of the Megatron
   worker and torch's peak; FSDP's is 2 GiB).
@@ -65,6 +66,10 @@ WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
 MEGATRON_LOGIT_BYTES = 14   # verl's Megatron logits chain in an update (see above)
 MEGATRON_LOGPROB_BYTES = 12   # ... and in a forward-only log-prob pass
 MEGATRON_OVERHEAD_GIB = 5.0
+# vLLM 0.24's worker beyond its weights and a fixed KV cache (context, profiling activations, sampler):
+# 7.7 GiB held with a 4 GiB cache and 0.56 GiB of weights, TP 2, enforce_eager, one H200 run. CUDA
+# graphs add their pool, not measured.
+VLLM_ENGINE_OVERHEAD_GIB = 3.2
 # FSDP, measured (see the module docstring): bytes per parameter and per token.
 FSDP_MASTER_BYTES, FSDP_GRAD_BYTES, FSDP_ADAM_BYTES, FSDP_STEP_BYTES, FSDP_REF_BYTES = 4, 4, 8, 4, 2
 FSDP_LOGIT_BYTES = 14
@@ -88,6 +93,7 @@ class MemoryEstimate:
     rollout_weights_gib: float
     rollout_budget_gib: float
     kv_sequences: int                       # full-length sequences the rollout KV cache holds per replica
+    kv_fixed: bool = False                  # vLLM's kv_cache_memory_bytes sets the cache, not the utilization
     suggestion: str = ""                    # how to make it fit (empty when it fits)
     offload_note: str = ""                  # why a configured offload is needed (or that it is not)
 
@@ -179,8 +185,8 @@ def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape
                          "critic Adam states (fp32)": c_o,
                          "critic activations": _activations(c_shape, plan.critic, plan, logits=False) / GIB}
         resident.update(critic_resident)
-    budget = plan.rollout_util * gpu_gib
-    rollout = {**resident, "rollout engine (gpu_memory_utilization)": budget}
+    label, budget = rollout_share(plan, shape, gpu_gib)
+    rollout = {**resident, label: budget}
     if not actor.log_prob_tokens:
         log_prob = {}
     for name, parts in (("update", update), ("log-prob", log_prob), ("critic update", critic_update),
@@ -198,16 +204,27 @@ def estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_shape
 
 
 
+def rollout_share(plan: ParallelPlan, shape: ModelShape, gpu_gib: float) -> tuple[str, float]:
+    """The rollout engine's memory per GPU while it generates, and its row's label: its share of the
+    GPU, or, where vLLM's KV cache is fixed (kv_cache_memory_bytes), what that cache implies."""
+    if plan.rollout_kv_bytes is None:
+        return "rollout engine (gpu_memory_utilization)", plan.rollout_util * gpu_gib
+    weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
+    return (f"rollout engine (weights + fixed KV + {VLLM_ENGINE_OVERHEAD_GIB:g})",
+            weights + plan.rollout_kv_bytes / GIB + VLLM_ENGINE_OVERHEAD_GIB)
+
+
 def _estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, phases: list[Phase],
               budget: float) -> MemoryEstimate:
     """The phases with what the rollout engine does with its share (weights, then KV cache for
     whole sequences): the same for both engines."""
     rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
     kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
-    kv_free = max(budget - rollout_weights, 0) * GIB
+    kv_free = plan.rollout_kv_bytes if plan.rollout_kv_bytes is not None else max(budget - rollout_weights, 0) * GIB
     kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0
     return MemoryEstimate(gpu_gib=gpu_gib, phases=phases, rollout_weights_gib=rollout_weights,
-                          rollout_budget_gib=budget, kv_sequences=kv_sequences)
+                          rollout_budget_gib=budget, kv_sequences=kv_sequences,
+                          kv_fixed=plan.rollout_kv_bytes is not None)
 
 def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:
     actor_changes = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(Layout)}}
@@ -285,6 +302,10 @@ def _rollout_hint(current: MemoryEstimate, gpu_gib: float, key: str) -> str | No
     if current.peak.name != "rollout":
         return None
     spare = gpu_gib - (current.peak.total - current.rollout_budget_gib)
+    if current.kv_fixed:
+        kv = spare - current.rollout_weights_gib - VLLM_ENGINE_OVERHEAD_GIB
+        return (f"lower {key}.rollout.engine_kwargs.vllm.kv_cache_memory_bytes to {int(kv * GIB)} or less"
+                if kv >= 1 else None)
     util = math.floor(spare / gpu_gib * 20) / 20
     if util >= 0.2 and util * gpu_gib > current.rollout_weights_gib * 1.5:
         return (f"lower {key}.rollout.gpu_memory_utilization to {util:.2f} "
@@ -349,8 +370,8 @@ def estimate_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
         phases_parts[1][1].update(c_resident)
         phases_parts.append(("critic update", {**resident, **c_update}))
         resident = {**resident, **c_resident}
-    budget = plan.rollout_util * gpu_gib
-    phases_parts.append(("rollout", {**resident, "rollout engine (gpu_memory_utilization)": budget}))
+    label, budget = rollout_share(plan, shape, gpu_gib)
+    phases_parts.append(("rollout", {**resident, label: budget}))
     phases = [Phase(name, {**{k: v for k, v in parts.items() if v}, "CUDA context, NCCL, fragmentation": OVERHEAD_GIB})
               for name, parts in phases_parts]
     result = _estimate(plan, shape, gpu_gib, phases, budget)

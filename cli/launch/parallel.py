@@ -26,6 +26,7 @@ The rules, each with where verl (or Megatron) enforces it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import re
 from math import gcd
 from typing import Any
 
@@ -75,6 +76,7 @@ class ParallelPlan:
     rollout_world: int
     rollout_replicas: int
     rollout_util: float
+    rollout_kv_bytes: int | None  # vLLM's engine_kwargs.vllm.kv_cache_memory_bytes: a fixed KV cache per GPU
     fused_logprobs: bool         # verl's fused kernels compute the actor's log-probs (no full logits)
     train_batch: int
     n: int
@@ -167,7 +169,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
         rollout_tp=int(rollout.tensor_model_parallel_size),
         rollout_world=int(rollout.tensor_model_parallel_size) * int(rollout.data_parallel_size)
         * int(rollout.pipeline_model_parallel_size),
-        rollout_replicas=0, rollout_util=float(rollout.gpu_memory_utilization),
+        rollout_replicas=0, rollout_util=float(rollout.gpu_memory_utilization), rollout_kv_bytes=None,
         fused_logprobs=bool(cfg.actor_rollout_ref.model.get("use_fused_kernels")),
         train_batch=int(cfg.data.train_batch_size), n=int(rollout.n),
         prompt_len=int(cfg.data.max_prompt_length), response_len=int(cfg.data.max_response_length),
@@ -183,6 +185,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
         if layout is not None:
             (_check_fsdp_split if fsdp else _check_split)(layout, plan, shape, out)
     _check_rollout(cfg, plan, shape, out)
+    plan.rollout_kv_bytes = _kv_cache_bytes(cfg, plan, out)
     _check_algorithm(cfg, plan, out)
     for layout in (plan.actor, plan.critic):
         if layout is not None and layout.dp:
@@ -333,6 +336,29 @@ def _check_rollout(cfg: Any, plan: ParallelPlan, shape: ModelShape, out: list[Fi
     if not 0 < plan.rollout_util < 1:
         out.append(error("rollout-memory", f"actor_rollout_ref.rollout.gpu_memory_utilization must be between 0 and 1, "
                                            f"not {plan.rollout_util}"))
+
+
+KV_BYTES_KEY = "actor_rollout_ref.rollout.engine_kwargs.vllm.kv_cache_memory_bytes"
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|[kmgtKMGT])?")
+_MULTIPLIER = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
+               "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def _kv_cache_bytes(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> int | None:
+    """vLLM's fixed KV cache per GPU, which makes it ignore gpu_memory_utilization. A suffix is read as
+    vLLM's parser reads it; `M`, `G`, `T` mean powers of 1,024 in some vLLM versions and of 1,000 in
+    others, and are taken as the larger."""
+    if plan.rollout_name != "vllm":
+        return None
+    value = ((cfg.actor_rollout_ref.rollout.get("engine_kwargs") or {}).get("vllm") or {}).get("kv_cache_memory_bytes")
+    if value is None:
+        return None
+    match = _SIZE.fullmatch(str(value).strip())
+    if isinstance(value, bool) or match is None or int(float(match.group(1)) * _MULTIPLIER.get(match.group(2), 1)) < 1:
+        out.append(error("rollout-memory", f"{KV_BYTES_KEY}={value!r} is not a size vLLM reads: give bytes "
+                                           f"(4294967296) or a number with k, M, G or Gi (4Gi)"))
+        return None
+    return int(float(match.group(1)) * _MULTIPLIER.get(match.group(2), 1))
 
 
 def _check_algorithm(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> None:

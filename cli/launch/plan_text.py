@@ -30,8 +30,10 @@ def render_plan(plan: Plan) -> str:
                                  f"{'on' if layout.recompute == 'full' else 'off'}")
         if p.use_ref:
             row("reference", f"same split as the actor; weights offloaded: {'yes' if p.ref_param_offload else 'no'}")
-        row("rollout", f"{p.rollout_name or '?'} TP {p.rollout_tp}, {p.rollout_replicas} replica(s), "
-                       f"gpu_memory_utilization {p.rollout_util:g}")
+        share = (f"KV cache fixed at {p.rollout_kv_bytes / 2**30:.2f} GiB (kv_cache_memory_bytes; vLLM then ignores "
+                 f"gpu_memory_utilization)" if p.rollout_kv_bytes is not None
+                 else f"gpu_memory_utilization {p.rollout_util:g}")
+        row("rollout", f"{p.rollout_name or '?'} TP {p.rollout_tp}, {p.rollout_replicas} replica(s), {share}")
         actor = p.actor
         if actor.dp:
             micro = f", micro-batch {actor.micro} per GPU" if actor.micro else ", dynamic micro-batches"
