@@ -120,12 +120,17 @@ def stage_params(shape: ModelShape, layout: Layout, value_head: bool = False) ->
     return layers + max(embedding + vision, head + shape.hidden)
 
 
+def _layer_bytes(shape: ModelShape) -> float:
+    """One decoder layer's activations per token without recompute, before the TP split."""
+    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+    return 2 * (5 * shape.hidden + 2 * q + 2 * kv + 3 * shape.intermediate)
+
+
 def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: bool) -> float:
     seq = plan.prompt_len + plan.response_len
     micro = layout.micro or max(1, 16384 // seq)   # dynamic batch size: verl's default 16k tokens per GPU
     tokens = micro * seq / layout.cp
-    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
-    full_layer = 2 * (5 * shape.hidden + 2 * q + 2 * kv + 3 * shape.intermediate)
+    full_layer = _layer_bytes(shape)
     layers = math.ceil(shape.layers / layout.pp)
     if layout.recompute == "full":
         per_token = layers * 2 * shape.hidden + full_layer
@@ -140,9 +145,7 @@ def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: 
 
 def _log_prob_activations(shape: ModelShape, layout: Layout) -> float:
     """A forward-only log-prob micro-batch: the logits chain and one layer's transient activations."""
-    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
-    one_layer = 2 * (5 * shape.hidden + 2 * q + 2 * kv + 3 * shape.intermediate)
-    return layout.log_prob_tokens * (shape.vocab * MEGATRON_LOGPROB_BYTES + one_layer) / layout.tp
+    return layout.log_prob_tokens * (shape.vocab * MEGATRON_LOGPROB_BYTES + _layer_bytes(shape)) / layout.tp
 
 
 def _states(params: float, layout: Layout, distributed_optimizer: bool) -> tuple[float, float, float]:
