@@ -212,16 +212,19 @@ def rollout_share(plan: ParallelPlan, shape: ModelShape, gpu_gib: float) -> tupl
     GPU, or, where vLLM's KV cache is fixed (kv_cache_memory_bytes), what that cache implies."""
     if plan.rollout_kv_bytes is None:
         return "rollout engine (gpu_memory_utilization)", plan.rollout_util * gpu_gib
-    weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
     return (f"rollout engine (weights + fixed KV + {VLLM_ENGINE_OVERHEAD_GIB:g})",
-            weights + plan.rollout_kv_bytes / GIB + VLLM_ENGINE_OVERHEAD_GIB)
+            _rollout_weights_gib(plan, shape) + plan.rollout_kv_bytes / GIB + VLLM_ENGINE_OVERHEAD_GIB)
+
+
+def _rollout_weights_gib(plan: ParallelPlan, shape: ModelShape) -> float:
+    return shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
 
 
 def _estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, phases: list[Phase],
               budget: float) -> MemoryEstimate:
     """The phases with what the rollout engine does with its share (weights, then KV cache for
     whole sequences): the same for both engines."""
-    rollout_weights = shape.params * WEIGHT_BYTES / max(plan.rollout_tp, 1) / GIB
+    rollout_weights = _rollout_weights_gib(plan, shape)
     kv_per_token = 2 * shape.layers * shape.kv_heads * shape.head_dim * 2 / max(plan.rollout_tp, 1)
     kv_free = plan.rollout_kv_bytes if plan.rollout_kv_bytes is not None else max(budget - rollout_weights, 0) * GIB
     kv_sequences = int(kv_free // (kv_per_token * (plan.prompt_len + plan.response_len))) if kv_per_token else 0

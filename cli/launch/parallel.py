@@ -353,12 +353,13 @@ def _kv_cache_bytes(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> int | N
     value = ((cfg.actor_rollout_ref.rollout.get("engine_kwargs") or {}).get("vllm") or {}).get("kv_cache_memory_bytes")
     if value is None:
         return None
-    match = _SIZE.fullmatch(str(value).strip())
-    if isinstance(value, bool) or match is None or int(float(match.group(1)) * _MULTIPLIER.get(match.group(2), 1)) < 1:
+    match = None if isinstance(value, bool) else _SIZE.fullmatch(str(value).strip())
+    size = int(float(match.group(1)) * _MULTIPLIER.get(match.group(2), 1)) if match else 0
+    if size < 1:
         out.append(error("rollout-memory", f"{KV_BYTES_KEY}={value!r} is not a size vLLM reads: give bytes "
                                            f"(4294967296) or a number with k, M, G or Gi (4Gi)"))
         return None
-    return int(float(match.group(1)) * _MULTIPLIER.get(match.group(2), 1))
+    return size
 
 
 def _check_algorithm(cfg: Any, plan: ParallelPlan, out: list[Finding]) -> None:
