@@ -16,6 +16,10 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   fused log-probs (`use_fused_kernels`, which the plan turns on without flash-attn) no full logits
   exist: one 512-token chunk's fp32 logits, softmax and gradients, 16 bytes x vocabulary per chunk
   token, from verl's code (not measured).
+- The old and reference log-probs (`log-prob` phase, measured with verl's main_ppo on an H200,
+  tests/bench/gpu_memory_fsdp_logprob_h200.json): forward-only micro-batches, no layer activations kept,
+  the logits chain LOGPROB_BYTES x vocab per token (measured 10.6 on verl's padded path without
+  flash-attn); each pass loads its own weights; with fused kernels, one chunk.
 
 Megatron (`estimate`), measured on H200s (tests/bench/gpu_memory_megatron_h200.json, docs/launcher.md;
 a test keeps the estimate within 15% of each): Qwen3-0.6B's shape at TP 2 with and without full
@@ -46,8 +50,8 @@ recompute and optimizer offload, every response at full length.
 - A fixed 5 GiB per GPU beyond torch's allocated peak: the CUDA context, NCCL's and TransformerEngine's
   buffers and the allocator's cache (measured 4.2-5.0 GiB between `nvidia-smi`'s view of the Megatron
   worker and torch's peak; FSDP's is 2 GiB).
-Phases: `update` (an actor or critic step with everything else resident), `log-prob` (Megatron: the
-old and reference log-probs) and `rollout` (generation with the training states that were not
+Phases: `update` (an actor or critic step with everything else resident), `log-prob` (the old and
+reference log-probs) and `rollout` (generation with the training states that were not
 offloaded). The peak phase must fit the GPU.
 """
 
@@ -64,7 +68,7 @@ GIB = 2 ** 30
 OVERHEAD_GIB = 2.0
 WEIGHT_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 4, 12
 MEGATRON_LOGIT_BYTES = 14   # verl's Megatron logits chain in an update (see above)
-MEGATRON_LOGPROB_BYTES = 12   # ... and in a forward-only log-prob pass
+LOGPROB_BYTES = 12   # a forward-only log-prob pass, either engine (measured 12.2 Megatron, 10.6 FSDP)
 MEGATRON_OVERHEAD_GIB = 5.0
 # vLLM 0.24's worker beyond its weights and a fixed KV cache (context, profiling activations, sampler):
 # 7.7 GiB held with a 4 GiB cache and 0.56 GiB of weights, TP 2, enforce_eager, one H200 run. CUDA
@@ -145,7 +149,7 @@ def _activations(shape: ModelShape, layout: Layout, plan: ParallelPlan, logits: 
 
 def _log_prob_activations(shape: ModelShape, layout: Layout) -> float:
     """A forward-only log-prob micro-batch: the logits chain and one layer's transient activations."""
-    return layout.log_prob_tokens * (shape.vocab * MEGATRON_LOGPROB_BYTES + _layer_bytes(shape)) / layout.tp
+    return layout.log_prob_tokens * (shape.vocab * LOGPROB_BYTES + _layer_bytes(shape)) / layout.tp
 
 
 def _states(params: float, layout: Layout, distributed_optimizer: bool) -> tuple[float, float, float]:
@@ -232,6 +236,15 @@ def _estimate(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, phases: lis
                           rollout_budget_gib=budget, kv_sequences=kv_sequences,
                           kv_fixed=plan.rollout_kv_bytes is not None)
 
+def _smaller_log_prob_micro(plan: ParallelPlan) -> list[tuple[str, ParallelPlan]]:
+    """Log-prob micro-batches of one sequence, where they hold more (either engine's suggester)."""
+    one = (plan.prompt_len + plan.response_len) / (plan.actor.cp * plan.actor.sp)
+    if plan.actor.log_prob_tokens <= one:
+        return []
+    return [("lower actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu and "
+             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu to 1", _variant(plan, log_prob_tokens=one))]
+
+
 def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:
     actor_changes = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(Layout)}}
     plan_changes = {k: v for k, v in changes.items() if k not in actor_changes}
@@ -280,11 +293,7 @@ def _suggest(plan, shape, gpu_gib, critic_shape, dist_opt, current: MemoryEstima
                       f"recompute_method=uniform, recompute_num_layers=1)", _variant(plan, recompute="full")))
     if plan.actor.micro and plan.actor.micro > 1:
         tries.append((f"lower actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu to 1", _variant(plan, micro=1)))
-    seq = plan.prompt_len + plan.response_len
-    if plan.actor.log_prob_tokens > seq / plan.actor.cp:
-        tries.append(("lower actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu and "
-                      "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu to 1",
-                      _variant(plan, log_prob_tokens=seq / plan.actor.cp)))
+    tries += _smaller_log_prob_micro(plan)
     for label, variant in tries:
         if _fits(variant, shape, gpu_gib, critic_shape, dist_opt).fits:
             return label
@@ -332,6 +341,14 @@ def fsdp_activation_bytes(shape: ModelShape, tokens: float, checkpointing: bool,
     return total
 
 
+def fsdp_log_prob_bytes(shape: ModelShape, tokens: float, fused: bool) -> float:
+    """One forward-only log-prob micro-batch on one GPU: no layer activations are kept without a
+    gradient, only the logits chain; with verl's fused kernels, one chunk of it."""
+    if fused:
+        return min(tokens, FUSED_CHUNK_TOKENS) * shape.vocab * FUSED_LOGIT_BYTES
+    return tokens * shape.vocab * LOGPROB_BYTES
+
+
 def _fsdp_tokens(layout: Layout, plan: ParallelPlan) -> float:
     """Tokens one GPU holds in a micro-batch: with dynamic batch size verl packs up to
     ppo_max_token_len_per_gpu per GPU (a longer sequence goes alone, split over the Ulysses group)."""
@@ -363,17 +380,24 @@ def estimate_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
     """Per-GPU memory of each phase on verl's FSDP engine (see the module docstring for the terms)."""
     actor = plan.actor
     resident, update, step = _fsdp_role("actor", shape.params, actor, plan, shape, logits=True)
+    ref = shape.params * FSDP_REF_BYTES / max(actor.shard, 1) / GIB
     if plan.use_ref:
-        ref = 0.0 if plan.ref_param_offload else shape.params * FSDP_REF_BYTES / max(actor.shard, 1) / GIB
-        resident["reference weights (bf16)"] = ref
+        resident["reference weights (bf16)"] = 0.0 if plan.ref_param_offload else ref
     others = {k: v for k, v in resident.items() if not k.startswith("actor")}
+    # Each log-prob pass loads its model's weights (an offloaded actor or reference comes back for it).
+    label = "actor log-prob forward" + (" (fused chunk)" if plan.fused_logprobs else " (logits, no gradient)")
+    log_prob = {**resident, "actor weights (fp32)": update["actor weights (fp32)"],
+                **({"reference weights (bf16)": ref} if plan.use_ref else {}),
+                label: fsdp_log_prob_bytes(shape, actor.log_prob_tokens, plan.fused_logprobs) / GIB}
     phases_parts = [("update", {**others, **update}), ("optimizer step", {**others, **step})]
+    if actor.log_prob_tokens:
+        phases_parts.append(("log-prob", log_prob))
     if plan.critic is not None:
         c_shape = critic_shape or shape
         c_params = c_shape.params - c_shape.head_params + c_shape.hidden   # a value head replaces the LM head
         c_resident, c_update, c_step = _fsdp_role("critic", c_params, plan.critic, plan, c_shape, logits=False)
-        phases_parts[0][1].update(c_resident)
-        phases_parts[1][1].update(c_resident)
+        for _, parts in phases_parts:
+            parts.update(c_resident)
         phases_parts.append(("critic update", {**resident, **c_update}))
         resident = {**resident, **c_resident}
     label, budget = rollout_share(plan, shape, gpu_gib)
@@ -397,6 +421,7 @@ def _suggest_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
         tries.append((f"set {key}.ref.fsdp_config.param_offload=true", dataclasses.replace(plan, ref_param_offload=True)))
     if plan.actor.micro and plan.actor.micro > 1:
         tries.append((f"lower {key}.actor.ppo_micro_batch_size_per_gpu to 1", _variant(plan, micro=1)))
+    tries += _smaller_log_prob_micro(plan)
     for sp in (2, 4, 8):
         if sp > plan.actor.sp and plan.world % sp == 0 and shape.heads % sp == 0:
             tries.append((f"set {key}.actor.ulysses_sequence_parallel_size={sp} (splits each sequence over {sp} GPUs)",

@@ -45,7 +45,7 @@ def render_plan(plan: Plan) -> str:
     mem = plan.memory
     if mem:
         lines.append("")
-        basis = ("FSDP terms calibrated on an H100" if p and p.actor.strategy != "megatron"
+        basis = ("FSDP terms calibrated on an H100, log-probs on an H200" if p and p.actor.strategy != "megatron"
                  else "Megatron terms measured on H200s")
         lines.append(f"  memory per GPU (GiB, estimate: {basis}; see docs/launcher.md)")
         names = [ph.name for ph in mem.phases]
