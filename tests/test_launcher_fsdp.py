@@ -472,3 +472,14 @@ def test_the_docs_show_the_log_prob_measurements():
     table = docs.split("FSDP log-prob pass, measured on an H200", 1)[1]
     for row in LOGPROB_MEASURED["rows"]:
         assert f"| {row['setting']} |" in table and f"{row['allocated_gib']:.2f} GiB" in table
+
+
+def test_a_token_budget_is_told_to_shrink_the_budget_not_the_micro_batches():
+    budget = ("actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=true",
+              "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=24576",
+              "actor_rollout_ref.ref.log_prob_use_dynamic_bsz=true",
+              "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=24576")
+    plan = _log_prob_plan(16, *budget, gpu_memory_gb=40)
+    assert plan.memory.peak.name == "log-prob" and not plan.memory.fits
+    [message] = checks(plan)["memory"]
+    assert "log_prob_max_token_len_per_gpu to 1536 (one sequence)" in message

@@ -241,8 +241,13 @@ def _smaller_log_prob_micro(plan: ParallelPlan) -> list[tuple[str, ParallelPlan]
     one = (plan.prompt_len + plan.response_len) / (plan.actor.cp * plan.actor.sp)
     if plan.actor.log_prob_tokens <= one:
         return []
-    return [("lower actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu and "
-             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu to 1", _variant(plan, log_prob_tokens=one))]
+    if plan.actor.log_prob_dynamic:   # verl multiplies the budget by the split and needs a whole sequence
+        label = (f"lower actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu and "
+                 f"actor_rollout_ref.ref.log_prob_max_token_len_per_gpu to {math.ceil(one)} (one sequence)")
+    else:
+        label = ("lower actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu and "
+                 "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu to 1")
+    return [(label, _variant(plan, log_prob_tokens=one))]
 
 
 def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:

@@ -60,6 +60,7 @@ class Layout:
     shard: int = 0               # FSDP: GPUs one copy of the states is sharded over
     max_tokens: int = 16384      # with dynamic batch size: tokens per GPU per micro-batch
     log_prob_tokens: float = 0.0  # actor: tokens per GPU in the largest old or reference log-prob micro-batch
+    log_prob_dynamic: bool = False  # ... set by a token budget (log_prob_use_dynamic_bsz), not a sample count
 
 
 @dataclass
@@ -127,20 +128,21 @@ def _fsdp_layout(role: str, section: Any, engine: Any, model: Any, world: int, m
                   max_tokens=int(section.get("ppo_max_token_len_per_gpu") or 16384))
 
 
-def _log_prob_tokens(cfg: Any, use_ref: bool, split: int) -> float:
-    """Tokens one GPU holds in the largest forward-only micro-batch: the old log-probs
-    (`rollout.log_prob_*`) and the reference's (`ref.log_prob_*`), each at full length and split over
-    the `split` GPUs that share a sequence (Megatron's CP, FSDP's Ulysses), or the token budget with
-    dynamic batch size, which verl scales by that split and so holds per GPU."""
+def _log_prob_tokens(cfg: Any, use_ref: bool, split: int) -> tuple[float, bool]:
+    """Tokens one GPU holds in the largest forward-only micro-batch, and whether a token budget sets
+    it: the old log-probs (`rollout.log_prob_*`) and the reference's (`ref.log_prob_*`), each at full
+    length and split over the `split` GPUs that share a sequence (Megatron's CP, FSDP's Ulysses), or
+    the budget with dynamic batch size, which verl scales by that split and so holds per GPU."""
     seq = int(cfg.data.max_prompt_length) + int(cfg.data.max_response_length)
     sections = [cfg.actor_rollout_ref.rollout] + ([cfg.actor_rollout_ref.ref] if use_ref else [])
-    tokens = 0.0
+    tokens, dynamic = 0.0, False
     for section in sections:
         if section.get("log_prob_use_dynamic_bsz"):
             tokens = max(tokens, int(section.get("log_prob_max_token_len_per_gpu") or 16384), seq / split)
+            dynamic = True
         elif section.get("log_prob_micro_batch_size_per_gpu"):
             tokens = max(tokens, int(section.log_prob_micro_batch_size_per_gpu) * seq / split)
-    return tokens
+    return tokens, dynamic
 
 
 def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None) -> ParallelPlan:
@@ -161,7 +163,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
         actor = _layout("actor", actor_cfg, world, actor_cfg.ppo_mini_batch_size)
         critic = _layout("critic", cfg.critic, world, cfg.critic.ppo_mini_batch_size) if critic_on else None
         ref_offload = bool(cfg.actor_rollout_ref.ref.megatron.param_offload)
-    actor.log_prob_tokens = _log_prob_tokens(cfg, need_reference(cfg), actor.cp * actor.sp)
+    actor.log_prob_tokens, actor.log_prob_dynamic = _log_prob_tokens(cfg, need_reference(cfg), actor.cp * actor.sp)
     plan = ParallelPlan(
         world=world, nnodes=nnodes, gpus_per_node=per_node, actor=actor, critic=critic,
         use_ref=need_reference(cfg),
