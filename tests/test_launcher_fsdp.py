@@ -483,3 +483,17 @@ def test_a_token_budget_is_told_to_shrink_the_budget_not_the_micro_batches():
     assert plan.memory.peak.name == "log-prob" and not plan.memory.fits
     [message] = checks(plan)["memory"]
     assert "log_prob_max_token_len_per_gpu to 1536 (one sequence)" in message
+
+
+
+def test_a_ulysses_variant_splits_the_log_prob_micro_batch_but_not_a_token_budget():
+    """The suggester's Ulysses try counts the log-prob pass as that split would run it."""
+    from cli.launch.memory import _variant
+    fixed = _log_prob_plan(16, "actor_rollout_ref.actor.ppo_mini_batch_size=4", gpus_per_node=2).parallel
+    assert _variant(fixed, sp=2, dp=1).actor.log_prob_tokens == 16 * 1536 / 2
+    budget = _log_prob_plan(16, "actor_rollout_ref.actor.ppo_mini_batch_size=4",
+                            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=true",
+                            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=8192",
+                            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz=true",
+                            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=8192", gpus_per_node=2).parallel
+    assert _variant(budget, sp=2, dp=1).actor.log_prob_tokens == budget.actor.log_prob_tokens == 8192

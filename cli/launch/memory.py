@@ -252,6 +252,8 @@ def _smaller_log_prob_micro(plan: ParallelPlan) -> list[tuple[str, ParallelPlan]
 
 def _variant(plan: ParallelPlan, **changes) -> ParallelPlan:
     actor_changes = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(Layout)}}
+    if "sp" in changes and "log_prob_tokens" not in changes and not plan.actor.log_prob_dynamic:
+        actor_changes["log_prob_tokens"] = plan.actor.log_prob_tokens * plan.actor.sp / changes["sp"]
     plan_changes = {k: v for k, v in changes.items() if k not in actor_changes}
     new = dataclasses.replace(plan, actor=dataclasses.replace(plan.actor, **actor_changes), findings=[], **plan_changes)
     if new.critic is not None and actor_changes.keys() & {"param_offload", "optimizer_offload"}:
