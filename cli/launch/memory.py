@@ -392,10 +392,10 @@ def estimate_fsdp(plan: ParallelPlan, shape: ModelShape, gpu_gib: float, critic_
         resident["reference weights (bf16)"] = 0.0 if plan.ref_param_offload else ref
     others = {k: v for k, v in resident.items() if not k.startswith("actor")}
     # Each log-prob pass loads its model's weights (an offloaded actor or reference comes back for it).
-    label = "actor log-prob forward" + (" (fused chunk)" if plan.fused_logprobs else " (logits, no gradient)")
+    forward = "actor log-prob forward" + (" (fused chunk)" if plan.fused_logprobs else " (logits, no gradient)")
     log_prob = {**resident, "actor weights (fp32)": update["actor weights (fp32)"],
                 **({"reference weights (bf16)": ref} if plan.use_ref else {}),
-                label: fsdp_log_prob_bytes(shape, actor.log_prob_tokens, plan.fused_logprobs) / GIB}
+                forward: fsdp_log_prob_bytes(shape, actor.log_prob_tokens, plan.fused_logprobs) / GIB}
     phases_parts = [("update", {**others, **update}), ("optimizer step", {**others, **step})]
     if actor.log_prob_tokens:
         phases_parts.append(("log-prob", log_prob))
