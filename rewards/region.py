@@ -1,8 +1,9 @@
 """Which part of a response is judged.
 
 Policy (docs/scoring-policy.md): when the response contains `</think>`, only the text after the last
-`</think>` is judged, so an answer that appears only while thinking earns nothing. A `<think>` that is
-opened and never closed means generation was cut off mid-thought: there is no answer. A response that
+`</think>` is judged, so an answer that appears only while thinking earns nothing. A `<think>` still
+open at the end, wherever it opened (the first thought, or one re-opened after a `</think>`), means
+the response stopped mid-thought: there is no answer, whatever any earlier text said. A response that
 starts inside the thought because the chat template pre-filled `<think>` (Qwen3, R1-distill) has a
 `</think>` without an opening tag, and is judged after it like any other.
 
@@ -62,16 +63,13 @@ def strip_special_tokens(text: str) -> str:
 
 def answer_region(response: str) -> str | None:
     """The text that holds the answer (at most its last `MAX_REGION_CHARS` characters), or None
-    when the response was cut off inside `<think>`."""
+    when the response ends inside a `<think>` (the last opener comes after the last `</think>`)."""
     long = len(response) > MAX_RESPONSE_CHARS
     text = response if long else strip_special_tokens(response)
     close = text.rfind(THINK_CLOSE)
-    if close >= 0:
-        start = close + len(THINK_CLOSE)
-    elif THINK_OPEN in text:
+    if text.rfind(THINK_OPEN) > close:  # `<think>plan</think> <think>Candidate: \boxed{5}.`: unfinished
         return None
-    else:
-        start = 0
+    start = close + len(THINK_CLOSE) if close >= 0 else 0
     if long:  # the tags are found in the raw text; only the judged tail is cleaned
         return strip_special_tokens(text[max(start, len(text) - 2 * MAX_REGION_CHARS):])[-MAX_REGION_CHARS:]
     return text[max(start, len(text) - MAX_REGION_CHARS):]

@@ -140,6 +140,9 @@ _TEMPERATURE = re.compile(r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree(?![a-zA-Z]))\
 # A degree sign is the answer's unit when it ends the answer or an item of it (not `\cos 30^\circ x`).
 _RADIAN = re.compile(r"\\pi(?![a-zA-Z])")
 _KEPT_DEGREE = "\x00"  # a degree sign on a radian quantity, while the others are removed
+# Control characters carry no answer; read as spaces before anything else, so that no input can hold
+# _KEPT_DEGREE (a NUL in a box would come back as a degree sign) and `5\x006` stays two tokens.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])")
 _DEGREE_ANGLE = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{_DEGREES.pattern})")
 _TRAILING_DEGREE = re.compile(rf"(?:{_DEGREES.pattern})(?=\s*(?:$|[,;)\]]|\\\}}))")
@@ -187,7 +190,7 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     if _PLAIN_NUMBER.fullmatch(answer):
         return answer, None
     marks: list[str | None] = []
-    s = unicode_math(answer)
+    s = unicode_math(_CONTROL.sub(" ", answer) if _CONTROL.search(answer) else answer)
     s = _unwrap_box(s.strip())
     spoken = _PROSE_THEN_MATH.fullmatch(s)
     if spoken:
