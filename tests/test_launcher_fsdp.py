@@ -276,11 +276,19 @@ def test_the_plan_uses_the_measured_terms():
     assert abs(actor - row["peak_mib"] / 1024) <= TOLERANCE * row["peak_mib"] / 1024
 
 
+def _table_after(docs: str, heading: str) -> list[str]:
+    """The rows of the first markdown table after `heading` (its header and rule dropped)."""
+    lines = docs.split(heading, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start + 2:end]
+
+
 def test_the_docs_table_shows_these_measurements():
-    """docs/launcher.md's 'measured on an H100' table: one row per measured setting, figures as recorded."""
-    docs = (BENCH.parent.parent / "docs" / "launcher.md").read_text()
-    table = docs.split("Measured on an H100", 1)[1].split("\n\n", 2)[1]
-    cells = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    """docs/measurements.md's 'measured on an H100' table: one row per measured setting, figures as recorded."""
+    docs = (BENCH.parent.parent / "docs" / "measurements.md").read_text()
+    table = _table_after(docs, "FSDP training steps, measured on an H100")
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in table]
     assert len(cells) == len(_measured_rows())
     shown = sorted((float(c[3]), float(c[4])) for c in cells)
     recorded = sorted((round(r["peak_mib"] / 1024, 1), round(estimate_row(r), 1)) for r in _measured_rows())
@@ -468,7 +476,7 @@ def test_a_log_prob_peak_that_does_not_fit_is_told_to_lower_its_micro_batches():
 
 
 def test_the_docs_show_the_log_prob_measurements():
-    docs = (BENCH.parent.parent / "docs" / "launcher.md").read_text()
+    docs = (BENCH.parent.parent / "docs" / "measurements.md").read_text()
     table = docs.split("FSDP log-prob pass, measured on an H200", 1)[1]
     for row in LOGPROB_MEASURED["rows"]:
         assert f"| {row['setting']} |" in table and f"{row['allocated_gib']:.2f} GiB" in table

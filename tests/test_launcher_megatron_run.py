@@ -263,7 +263,7 @@ def test_a_log_prob_peak_that_does_not_fit_is_told_to_lower_its_micro_batches():
 
 
 def test_the_docs_table_shows_the_megatron_measurements():
-    docs = (Path(__file__).parent.parent / "docs" / "launcher.md").read_text()
+    docs = (Path(__file__).parent.parent / "docs" / "measurements.md").read_text()
     table = docs.split("Megatron, measured on H200s", 1)[1]
     for row in MEGATRON_MEASURED["rows"]:
         assert f"| {row['setting']} |" in table and f"{row['allocated_gib']:.2f} GiB" in table
