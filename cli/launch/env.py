@@ -15,7 +15,7 @@ the bridge with the fewest dependencies (megatron-core, transformers, safetensor
 docs/launcher.md lists what a node needs.
 
 verl pins no megatron-core, mbridge or TransformerEngine version. The set below is the one that ran
-verl 0.9.1's Megatron GRPO (docs/launcher.md, "Megatron, measured on"); mbridge 0.15.1 calls
+verl 0.9.1's Megatron GRPO (docs/measurements.md, "Node software"); mbridge 0.15.1 calls
 `ModelType.encoder_and_decoder`, which megatron-core 0.17 removed, so with mbridge a newer
 megatron-core fails when the first model is built, after the cluster is up.
 """

@@ -3,7 +3,7 @@ engine share every GPU), on the FSDP or the Megatron engine, with a suggestion w
 
 FSDP (`estimate_fsdp`), calibrated on an H100 and checked with the states sharded over two H200s
 (tests/bench/gpu_memory.py; the figures are in tests/bench/gpu_memory_h100.json,
-gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estimate within 15% of each):
+gpu_memory_h200x2_sharded.json and docs/measurements.md, and a test keeps the estimate within 15% of each):
 - Per parameter, sharded over the FSDP group: fp32 master weights 4 bytes (verl's model_dtype=fp32),
   fp32 gradients 4 (freed between steps), AdamW's two fp32 moments 8; AdamW's step holds one more
   fp32 copy (4) for a moment.
@@ -21,7 +21,7 @@ gpu_memory_h200x2_sharded.json and docs/launcher.md, and a test keeps the estima
   the logits chain LOGPROB_BYTES x vocab per token (measured 10.6 on verl's padded path without
   flash-attn); each pass loads its own weights; with fused kernels, one chunk.
 
-Megatron (`estimate`), measured on H200s (tests/bench/gpu_memory_megatron_h200.json, docs/launcher.md;
+Megatron (`estimate`), measured on H200s (tests/bench/gpu_memory_megatron_h200.json, docs/measurements.md;
 a test keeps the estimate within 15% of each): Qwen3-0.6B's shape at TP 2 with and without full
 recompute and optimizer offload, every response at full length.
 - Each Megatron role holds its heaviest pipeline stage on a GPU: layers/PP decoder layers split by

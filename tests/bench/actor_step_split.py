@@ -8,7 +8,7 @@ the actor up, so that two settings can be timed back to back on the same GPU.
 MODEL is a `rewards tiny-model` folder; extra arguments are verl overrides for the plan. Needs a CUDA
 GPU with verl 0.9.1 and its wheels (no Ray, no vLLM engine is started). Prints the first update's
 loss and gradient norm (the same computation either way) and the median of 5 timed passes of each.
-The figures are in docs/launcher.md, section 8 ("Step time").
+The figures are in docs/measurements.md ("Step time").
 """
 
 from __future__ import annotations
