@@ -1,20 +1,21 @@
-"""Prose around an answer: what may follow it, what may not come before it, what takes it back.
+"""What a response commits to: the prose around its answer, read for what it states.
 
-A reader that skips the words next to an answer must never skip words that change which answer it
-is (docs/scoring-policy.md, GSM8K and MATH). Three places hold such words:
+The principle (docs/scoring-policy.md, top): the answer is the final answer slot, and it stands
+unless the text's structure shows the response does not commit to it. Three readers apply it:
 
-- the rest of a number's line (`plain_tail`): only a short noun phrase may follow (`#### 7 apples
-  in total`, `$5 per day`); a scale word in any language (`thousand`, `lakh`, `myriad`, `score`),
-  a symbol that is not a known unit (`k`, `M`, `bn`), a number word (`feet two inches`), `and`
-  (`dollars and twenty cents`), an operation (`times`), a letter outside ASCII or a combining mark
-  make it another number;
-- the clause before a stated answer (`denied_before`): `I don't think the answer is 7`, `a common
-  mistake is to say the answer is 7`, `if the answer is 7`; after the marker the same denials count
-  (`the answer is not 7`: number_text.DENIALS, one list for both sides);
-- the text after the last answer (`taken_back`): `#### 7. Or maybe 8`, `\\boxed{7} is wrong`,
-  `Actually no, it is 8`, `I made a mistake`, a later `the answer is 8`.
+- `plain_tail`, the rest of a number's line: a noun phrase (`#### 3 pounds of meat`, `5 more
+  dollars`) leaves the number alone; a word that makes it another number does not (`5 thousand`,
+  `5 twelfths`, `5 trn`, `5 feet two inches`, `5‰`);
+- `denied_before`, the clause before an answer: a negation or hypothesis that governs the answer
+  statement (`I don't think the answer is 7`, `if the answer is 7`, `the answer is not 7`), never
+  one inside the statement's subject (`the number of integers that are not ... is 9`);
+- `taken_back`, the text after it: a different value put forward later as the answer or as a
+  candidate (`Never mind, it's 5.`, `Both 5 and 6 work.`, a later box), an alternative beside it
+  (`\\boxed{5}, or maybe 6`), a denial of the answer itself (`\\boxed{7} is wrong`, `this answer is
+  wrong`), the answer inside a question or struck through. A value equal to the answer confirms it;
+  a value about the problem (`which occurs at $x = 3$`, `when divided by 2, 3, or 6`) is no candidate.
 
-Every reader here is a regex pass over a bounded window (region.py bounds the text).
+Every reader is a few regex passes over a bounded window (region.py bounds the text).
 """
 
 from __future__ import annotations
@@ -25,123 +26,173 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
-from .number_text import DENIALS, NUMBER, NUMBER_WORDS, VALUE_WORDS, parse_number
+from .number_text import NUMBER, SCALE_WORDS, VALUE_WORDS, parse_number
 
-# Symbols of one or two letters that are units (case counts: `m` is metres, `M` a million), and the
-# articles of a rate (`$5 a day`). Any other short word after a number may be a scale (`7 k`, `7 bn`).
+# --- words by their form ---------------------------------------------------------------------------
+
+# Unit symbols of one to three letters (case counts: `m` is metres, `M` a million), and the articles of a
+# rate (`$5 a day`). Any other word that short after a number may be a scale (`7 k`, `7 bn`, `7 mio`).
 SHORT_WORDS = frozenset("""
 a an m s g h l L N J W V C F cm mm km nm um dm kg mg ml mL dL cl ft in yd mi lb oz hr ms ns Hz kW kJ
 mA mV Pa eV sq cu pt qt ha ac
 """.split())
-# Words that make a second quantity or an operation of the number before them (beyond VALUE_WORDS).
-JOINERS = frozenset("and by times point add added subtract subtracted divide power root sqrt mod modulo".split())
-MAX_PHRASE_WORDS = 5
-"""A noun phrase after a number is at most this long (`square feet of carpet each`); longer text on
-the answer's line is a sentence that may say anything."""
-
-_TOKEN = re.compile(r"[A-Za-z]+|\S")
-_WORDS = re.compile(r"[A-Za-z]+(?:['\u2019][a-z]+)?")
-_PHRASE_PUNCT = set("()[]*_-/'\u2019\"`.!?%\u00b0\u2030")
-_PHRASE_END = re.compile(r"[,;:]|\s[-\u2013\u2014]+\s")
-_CLAUSE_BREAK = re.compile(r"[.!?](?=\s|$)|\n|[,;:]|\s[-\u2013\u2014]+\s")
-_LOOKBACK = 300
-_UP_TO_LAST_BREAK = re.compile(r"(?s).*(?:" + _CLAUSE_BREAK.pattern + ")")   # greedy: ends at the last break
-
-HYPOTHETICAL = frozenset("""
-argue argued argues assume assumed assuming claim claimed claims could doubt doubtful fallacy guessing
-if imagine maybe might misconception myth naive naively perhaps pitfall possibly pretend rather say
-said says saying suppose supposing tempting than trap uncertain unless unlikely unsure whether wish
+# Longer unit words and nouns that are their own plural (`5 feet`, `5 people`, `5 sheep`): a count noun
+# after a number above one is otherwise plural (`5 apples`), and a singular word there is a scale or a
+# number word in some language (`5 tausend`, `5 mille`).
+_INVARIANT = frozenset("""
+men women children people persons feet teeth geese mice oxen sheep deer fish fishes series species aircraft
+dollar dollars usd cent cents euro euros yen rupee rupees percent percentage pct degree degrees celsius fahrenheit
+inch inches foot yard yards mile miles meter meters metre metres liter liters litre litres gallon gallons pound
+pounds ounce ounces gram grams kilogram kilograms kilometer kilometers centimeter centimeters millimeter
+millimeters minute minutes second seconds hour hours day days week weeks month months year years mph kph
+kmh kg lbs hrs mins secs sec min each apiece total altogether overall only exactly per of in at to for from
+on by with off left remaining old tall long wide high deep away apart
 """.split())
-"""Words that make the clause after them no assertion (`if the answer is 7`, `some say the answer is
-7`, `rather than 7`), read only before an answer's marker."""
-_CONTRACTED_NOT = re.compile(r"(?i)n['\u2019]t\b|\bcannot\b")
+_UNITS = frozenset("""
+one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+eighteen nineteen zero
+""".split())
+_TENS = frozenset("twenty thirty forty fourty fifty sixty seventy eighty ninety hundred thousand".split())
+# A number word in any form: cardinal (`twelve`), plural (`twenties`, `hundreds`), ordinal or fraction
+# (`twelfth`, `twelfths`, `twentieth`, `hundredths`), and every `-illion`/`-illiard` in the languages
+# that borrow them (`septillion`, `millon`, `milliard`, `Millionen`, `miljoen`). English spells its
+# numbers from these stems, so the class is closed: no number word escapes it.
+_NUMBER_FORM = re.compile(
+    r"(?i)^(?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|"
+    r"eigh|nine)teen|(?:twen|thir|for|four|fif|six|seven|eigh|nine)ty|hundred|thousand)(?:s|es)?|"
+    r"(?:twen|thir|for|four|fif|six|seven|eigh|nine)ties|"
+    r"(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+tieth|hundredth|"
+    r"thousandth|\w+ill?i?onth)s?|halfs?|halves|quarters?|"
+    r"\w*(?:ill?i?on|ill?i?ard|iljoen|iljard)\w*)$")
+# Words that join a second quantity or an operation onto the number (`7 times four`, `7 point five`).
+_OPERATIONS = frozenset("times point plus minus squared cubed divided multiplied over by".split())
+# Words that make the number a bound or an estimate rather than a value (`5 approximately`, `5 or so`).
+_ESTIMATES = frozenset("""approx approximately about around roughly nearly almost ish estimated estimate or most least
+maximum minimum""".split())
+# The words of VALUE_WORDS that open or join a noun phrase after a number (`5 more dollars`, `12 minutes to
+# get to work`, `5 over budget`); every other word there changes the value wherever it stands on the line.
+_PHRASE_WORDS = frozenset("more less fewer greater larger smaller to through over under above below".split())
+
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_WORD = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?")
+# Symbols that may follow a number as presentation: currencies of a whole unit, percent, degrees, quotes.
+_PRESENTATION_SYMBOLS = set("$\u20ac\u00a3\u00a5\u20b9%\u00b0'\"`()[]*_-/.!?,;:\u2019\u2013\u2014&")
+_DENIAL_WORDS = frozenset("""
+wrong incorrect incorrectly false untrue erroneous erroneously mistake mistaken mistakenly error not no nope
+never none nothing neither nor hardly invalid
+""".split())
+_CHANGES_VALUE = (VALUE_WORDS - _PHRASE_WORDS) | _ESTIMATES | _OPERATIONS | _DENIAL_WORDS
 
 
-def _any_word(words) -> re.Pattern:
-    """One scan for any of `words` standing alone (letters on neither side), case-insensitive."""
-    return re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted(words, key=len, reverse=True)) + r")(?![A-Za-z])")
+def number_word(word: str) -> bool:
+    """A number word in any of its forms (`twelve`, `twenties`, `twelfths`, `septillion`, `half`)."""
+    return bool(_NUMBER_FORM.match(word)) or word.lower() in _UNITS or word.lower() in _TENS
 
 
-_DENYING_WORD = _any_word(DENIALS | HYPOTHETICAL)   # before an answer: a denial or a hypothesis
-_HEDGING_WORD = _any_word(DENIALS | {"or", "maybe", "perhaps", "possibly", "actually", "instead"})   # after it
+def scales(word: str) -> bool:
+    """Whether `word` right after a number may make it another number: a number word in any form,
+    a scale or group noun (`lakh`, `dozen`, `pair`), an operation, or an abbreviation the reader does
+    not know as a unit (three letters or fewer, no vowel, or all capitals: `k`, `bn`, `trn`, `mio`)."""
+    low = word.lower()
+    if number_word(word) or low in SCALE_WORDS or low in _OPERATIONS or low in _ESTIMATES:
+        return True
+    if word in SHORT_WORDS or low in _INVARIANT:
+        return False
+    return len(word) <= 3 or not _VOWEL.search(word) or (word.isupper() and len(word) > 1)
 
-# After the last answer: the next sentence opens with a correction or an alternative.
-_LEAD = r"(?i)^[\s*_>\"'(]*"
-# Interjections before an opener (`No wait,`, `Oh wait`, `Um, actually`): the opener still opens the sentence.
-_INTERJECTIONS = r"(?:(?:no|oh|um+|uh+|ah+|er+|well)\b[\s,.!;:]*)*"
-_OPENER = re.compile(_LEAD + _INTERJECTIONS + r"(?:(?:or|actually|wait|nope|oops|whoops|hmm+|hold on|correction|sorry|"
-                     r"scratch that|alternatively|instead|rather|on second thought|"
-                     r"i mean|that'?s wrong|not quite)\b|no\s*[,.!;:])")
-# A sentence that opens with a contrast (`But`, `However`) withdraws the answer only where it goes on
-# to a value, a hedge or a denial of the answer (`But it is 8`, `However, this is not right`, `But
-# maybe not`); a caveat about the problem (`However, the problem does not state this`) is no retraction.
-_CONTRAST = re.compile(_LEAD + r"(?:but|however|though|yet|still)\b")
-_CONTRAST_TAKES_BACK = re.compile(
-    r"(?i)\d|\$|\\[(\[]|\\boxed|\b(?:or|maybe|perhaps|possibly|probably|actually|wait|instead|rather|"
-    r"recheck|reconsider|re-?evaluate|double-check|correct(?:ed|ion|ing)?)\b|"
-    r"\b(?:answer|result|solution|this|that|it|which|value|number)\s+(?:\w+\s+){0,2}not\b|"
-    rf"\b(?:{'|'.join(sorted(NUMBER_WORDS))})\b")
-# A sentence that says an answer or the work was wrong (`I made a mistake`, `this answer is incorrect`).
-_OWN = re.compile(r"(?i)\b(?:answer|result|solution|this|that|it|above|previous|I|my|we|our)\b")
-_FAULT = re.compile(r"(?i)\b(?:wrong|incorrect|mistaken|mistakes?|errors?|erroneous|untrue|typo|retract|"
-                    r"not (?:correct|right|true|the (?:final |correct |right )?answer)|"
-                    r"n['\u2019]t (?:correct|right|true|the (?:final |correct |right )?answer))\b")
-_END = r"(?<!\bi\.e)(?<!\be\.g)[.!?]+(?=\s|$)"  # a full stop, but not that of `i.e.` or `e.g.`
-_SENTENCE = re.compile(rf"(?:(?!{_END})[^\n])*(?:{_END}|\n|$)")
-# A later statement of a value (`The correct answer is 9`, `the answer should be $8$`, `it is actually 8`).
-_RESTATED = re.compile(r"(?i)(?:\b(?:answer|result)\s*(?:is|was|should be|must be|would be|=|:)\s*(?:actually\s+)?"
-                       rf"(?:\$|\\\(|\\boxed\{{)?|\\(?:boxed|fbox)\{{)\s*({NUMBER})")  # also a later box: `#### 5 ... \boxed{{6}}`
-# In the answer's own sentence, a second value put beside it (`\\boxed{\\frac14}, which is 20`, `i.e. 20`).
-_APPOSED = re.compile(r"(?i)(?:\bwhich|\bthat|\bi\.e\.?|=|\bequals?|\bmeaning)\s*(?:is|equals|means|gives)?\s*"
-                      rf"(?:about|approximately|roughly)?\s*(?:\$|\\\()?\s*({NUMBER})")
-_TAIL_WINDOW = 2000  # characters after an answer read for a retraction
-_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
+# --- the rest of a number's line ------------------------------------------------------------------
 
 def plain_tail(line: str, value: Fraction | None = None) -> bool:
     """Whether `line`, the rest of a number's line after its presentation (`$`, `**`, `%`), leaves
-    the number's value alone: empty, or a short noun phrase (`apples in total`, `dollars per hour`,
-    `km/h`), optionally a restatement in words (`5 (five)`) and, after a comma, a clause that
-    neither denies nor adds a number."""
+    the number's value alone: empty, or a noun phrase (`apples in total`, `pounds of meat`, `more
+    dollars`, `minutes to get to work`), with a remark in parentheses (`(five)`, `(the smallest
+    such prime)`). The word right after the number must be one the reader knows is no scale; the
+    head of the noun phrase after a number above one must be plural or a unit; no number word,
+    scale word, estimate, operation or other number may stand anywhere on the line."""
     if any(unicodedata.category(c).startswith("M") or (c.isalpha() and not c.isascii()) for c in line):
         return False  # `7\u0301`, `7 万`, `7 años`: a mark or a script we cannot read
-    if any(c.isdigit() for c in line):
+    if any(c.isnumeric() for c in line):
+        return False   # another number: `5 6`, `5 ½`, `5²`
+    if any(not c.isalnum() and not c.isspace() and c not in _PRESENTATION_SYMBOLS for c in line):
+        return False  # `5‰`, `5 ¢`, `5 = x`, `5 + ...`: a symbol that is no presentation
+    line = _drop_remarks(line, value)
+    words = _WORD.findall(line)
+    if not words:
+        return True
+    if any(number_word(w) or w.lower() in _CHANGES_VALUE for w in words):
         return False
-    line = _drop_restatement(line, value)
-    head, rest = _split_clause(line)
-    words = _TOKEN.findall(head)
-    if len([w for w in words if w[0].isalpha()]) > MAX_PHRASE_WORDS:
+    if scales(words[0]) and not (words[0].lower() in ("a", "an", "per") and len(words) > 1):
         return False
-    for w in words:
-        if not w[0].isalpha():
-            if w not in _PHRASE_PUNCT and unicodedata.category(w) != "Sc":
-                return False  # `7 & 8`, `7 = x`, `7 + ...`
-            continue
-        if w.lower() in VALUE_WORDS or w.lower() in NUMBER_WORDS or w.lower() in JOINERS:
-            return False
-        if len(w) <= 2 and w not in SHORT_WORDS:
-            return False  # `7 k`, `7 M`, `7 bn`, `7 Cr`: possibly a scale
-    return not any(w.lower() in VALUE_WORDS or w.lower() in NUMBER_WORDS for w in _WORDS.findall(rest))
+    if words[-1].lower() in _DANGLING:
+        return False  # `5 to`, `5 and`: the line breaks off where another value would follow
+    head = _head(words)
+    if head is not None and value is not None and abs(value) > 1 and not _plural(head):
+        return False  # `5 tausend`, `5 mille`: a singular after five is no count noun
+    return True
 
 
-def _split_clause(line: str) -> tuple[str, str]:
-    """The noun phrase right after a number and the clause after its first `,` `;` `:` or dash."""
-    parts = _PHRASE_END.split(line, maxsplit=1)
-    return parts[0], parts[1] if len(parts) > 1 else ""
+# A noun phrase ends at a preposition, a relative word or a verb of the rest of the sentence.
+_PHRASE_BREAK = frozenset("""
+of in at to for from on by with per a an each apiece total altogether overall left remaining that which who
+is are was were will would be been and or but than more less fewer extra additional old tall long wide
+""".split())
+_DANGLING = frozenset("""to and or by with of than from over under above below through per more less fewer greater
+larger smaller higher lower""".split())
+_PRE_HEAD = frozenset("more less fewer extra additional whole full total new old big small".split())
 
 
-def _drop_restatement(line: str, value: Fraction | None) -> str:
-    """`(five)` after 5 restates it: removed. Any other parenthesis stays and is read as words."""
-    found = re.match(r"\s*\(\s*([A-Za-z -]+?)\s*\)", line)
-    if found and value is not None and spelled_value(found.group(1)) == value:
-        return line[found.end():]
-    return line
+def _head(words: list[str]) -> str | None:
+    """The head noun of the phrase right after the number: its last word before a preposition or a
+    verb (`more dollars`, `pounds` of `pounds of meat`, `chocolate bars`); None when the phrase is
+    only function words (`per day`, `in total`, `more`)."""
+    head = None
+    for i, w in enumerate(words):
+        low = w.lower()
+        if low in _PHRASE_BREAK and not (i == 0 and low in _PRE_HEAD):
+            break
+        if low not in _PRE_HEAD:
+            head = w
+    if head is None and words[0].lower() in _PRE_HEAD and len(words) == 1:
+        return words[0]   # `5 more` alone: a comparative with nothing compared
+    return head
 
 
-_UNITS = {w: i for i, w in enumerate(
+def _plural(word: str) -> bool:
+    low = word.lower()
+    return low in _INVARIANT or word in SHORT_WORDS or (low.endswith("s") and not low.endswith("ss")) or (
+        "'" in low or "\u2019" in low)
+
+
+_PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
+
+
+def _drop_remarks(line: str, value: Fraction | None) -> str:
+    """A parenthesis that restates the number in words (`(five)`) or remarks on it in words that
+    state no value (`(the smallest such prime)`) is removed; one that holds a number word, a
+    denial or an estimate stays and is read (`(wrong)`, `(or six)`, `(approx)`)."""
+    def remark(m: re.Match) -> str:
+        inner = m.group(1)
+        if value is not None and spelled_value(inner) == value:
+            return " "
+        return " " if remark_only(inner) else m.group(0)
+    return _PARENTHESIS.sub(remark, line)
+
+
+def remark_only(text: str) -> bool:
+    """Words that state no value and deny nothing: a remark (`the smallest such prime`, `in total`)."""
+    if any(c.isdigit() or c in "$\\=<>+^" for c in text):
+        return False
+    words = _WORD.findall(text)
+    return bool(words) and not any(
+        number_word(w) or w.lower() in SCALE_WORDS or w.lower() in _OPERATIONS or w.lower() in _ESTIMATES
+        or w.lower() in _DENIAL_WORDS or w.lower() in _HEDGES for w in words)
+
+
+_SPELLED_UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SPELLED_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 
 
 def spelled_value(text: str) -> int | None:
@@ -149,8 +200,8 @@ def spelled_value(text: str) -> int | None:
     total = 0
     current = None
     for word in re.split(r"[\s-]+", text.strip().lower()):
-        if word in _UNITS or word in _TENS:
-            current = (current or 0) + _UNITS.get(word, _TENS.get(word, 0))
+        if word in _SPELLED_UNITS or word in _SPELLED_TENS:
+            current = (current or 0) + _SPELLED_UNITS.get(word, _SPELLED_TENS.get(word, 0))
         elif word == "hundred" and current and total == 0:
             total, current = current * 100, None
         elif word == "and" and total:
@@ -160,11 +211,49 @@ def spelled_value(text: str) -> int | None:
     return None if current is None and total == 0 else total + (current or 0)
 
 
+# --- the clause before an answer ------------------------------------------------------------------
+
+_LOOKBACK = 300
+_CLAUSE_BREAK = re.compile(r"[.!?](?=\s|$)|\n|[;:]|,(?!\d{3})|\s[-\u2013\u2014]+\s")
+_UP_TO_LAST_BREAK = re.compile(r"(?s).*(?:" + _CLAUSE_BREAK.pattern + ")")   # greedy: ends at the last break
+# Presentation between the verb and the answer: math openers, bold, `equal to`, `exactly`.
+_PRESENTED = re.compile(r"(?i)(?:\s|\$|\\[(\[]|\*\*|\bequal(?:s)?\s+to\b|\bexactly\b|\bjust\b|\bsimply\b|\bthe\s+value\b)*$")
+_NEGATION = r"(?:\bnot|n['\u2019]t|\bnever|\bno|\bcannot|\bnor)"
+# The predicate that leads to the answer is negated: `the answer is not 7`, `it isn't 7`, `x cannot be 7`,
+# `there are no more than 7` (the negation in the last three words before the answer).
+_NEGATED_PREDICATE = re.compile(rf"(?i){_NEGATION}\b(?:\W+\w+){{0,2}}\W*$")
+# The answer is a bound or an estimate: `more than 7`, `at most 7`, `about 7`, `~7`.
+_BOUND = re.compile(r"(?i)(?:\b(?:more|less|fewer|greater|larger|smaller|higher|lower|rather)\s+than|"
+                    r"\bat\s+(?:most|least)|\bup\s+to|\b(?:about|around|approximately|roughly|nearly|almost|"
+                    r"instead\s+of)|\\approx|\u2248|~)\s*$")
+# A hedge on the answer: `maybe 7`, `perhaps \boxed{7}`, `the answer might be 7`, `it could be 7`.
+_HEDGES = frozenset("maybe perhaps possibly".split())
+_HEDGED = re.compile(r"(?i)(?:\b(?:maybe|perhaps|possibly)\W*$|"
+                     r"\b(?:answer|result|solution|it|this|that)\b(?:\s+\w+)?\s+(?:might|could|may|would)\b(?:\s+\w+){0,2}\s*$)")
+# Words after which a statement is a complement, not an assertion (`I don't think [the answer is 7]`,
+# `it is false that [...]`, `a common mistake is to say [...]`, `if [the answer is 7]`).
+_COMPLEMENT = re.compile(r"(?i)\b(?:that|say|says|said|saying|claim|claims|claimed|claiming|think|thinks|thought|"
+                         r"believe|believes|believed|conclude|concludes|concluded|write|writes|wrote|writing|guess|"
+                         r"guessing|argue|argues|argued|doubt|doubts|doubted|if|unless|whether|suppose|supposing|"
+                         r"assume|assuming|imagine|pretend|means)\b")
+_SUBORDINATOR = frozenset("if unless whether suppose supposing assume assuming imagine pretend".split())
+# What makes the statement under the complement word no assertion, within the four words before it.
+_DENYING_MATRIX = re.compile(
+    r"(?i)(?:\bnot|n['\u2019]t|\bno|\bnever|\bnobody|\bnone|\bneither|\bnor|\bcannot|\bfalse|\bwrong|\bincorrect|"
+    r"\bmistaken?|\bmistakes|\berror|\berroneous|\buntrue|\bmyth|\bmisconception|\bfallacy|\bpitfall|\btrap|\bnaive(?:ly)?|"
+    r"\btempting|\bmight|\bcould|\bmay|\bwould|\bsome|\bdoubt\w*|\bwish|\bunlikely|\bunsure|\buncertain)\b")
+_SUBJECT_PRONOUN = re.compile(r"(?i)\b(?:we|i|you|they|he|she|one)\b|\bthe\s+(?:answer|result|value)\b|\bthen\b")
+
+
 def denied_before(text: str, at: int) -> bool:
-    """Whether the clause that ends at `at` (an answer's marker or box) denies it or makes it
-    hypothetical: `I don't think the answer is 7`, `it is false that`, `a common mistake is to say`,
-    `if the answer is 7`. The clause starts after the last `.`, `!`, `?`, line break, `,`, `;` or
-    `:` (so `Since x cannot be 0, the answer is 7` and `No, the answer is 7` are assertions)."""
+    """Whether the clause that ends at `at` (an answer's marker, box or number) does not assert it:
+    its predicate is negated (`the answer is not 7`, `it isn't \\boxed{7}`), it makes the answer a
+    bound or an estimate (`at most 7`, `about 7`), it hedges it (`maybe 7`, `the answer might be
+    7`), or a denial or hypothesis governs it from above (`I don't think the answer is 7`, `it is
+    false that`, `a common mistake is to say`, `if the answer is 7`). Words inside the statement's
+    own subject (`the number of integers that are not divisible by 3 is 9`, `Rick and Steve could be
+    thinking of 4 numbers`) are conditions of the problem and deny nothing. The clause starts after
+    the last `.`, `!`, `?`, line break, `,`, `;` or `:`."""
     window = text[max(0, at - _LOOKBACK):at]
     last_break = _UP_TO_LAST_BREAK.match(window)
     return _denies(window[last_break.end():] if last_break else window)
@@ -172,43 +261,298 @@ def denied_before(text: str, at: int) -> bool:
 
 @lru_cache(maxsize=8192)   # the clause before an answer is the same few phrasings, run after run
 def _denies(clause: str) -> bool:
-    return bool(_CONTRACTED_NOT.search(clause) or _DENYING_WORD.search(clause))
+    lead = clause[:_PRESENTED.search(clause).start()]
+    if _NEGATED_PREDICATE.search(lead) or _BOUND.search(lead) or _HEDGED.search(lead):
+        return True
+    taker = None
+    for taker in _COMPLEMENT.finditer(clause):
+        pass
+    if taker is None:
+        return False
+    word = taker.group().lower()
+    if word in _SUBORDINATOR:   # `if the answer is 7`, but not `if we substitute 2 we get 5`
+        return len(_SUBJECT_PRONOUN.findall(clause, taker.end())) <= 1 and not re.search(r"(?i)\bthen\b", clause[taker.end():])
+    if word.startswith("doubt"):
+        return True
+    matrix = clause[:taker.end()]
+    near = " ".join(matrix.split()[-5:])
+    return bool(_DENYING_MATRIX.search(near))
 
 
-def taken_back(after: str, differs: Callable[[str], bool] | None = None) -> bool:
-    """Whether the text after the last answer withdraws it: a sentence that opens with a correction
-    or an alternative (`Or maybe 8`, `Actually no`, `Wait`, `But`), a sentence that calls the answer
-    or the work wrong (`7 is incorrect`, `I made a mistake`; `so 6 was wrong` names no answer), the
-    answer's own sentence going on with a denial (`\\boxed{7} is wrong`, `, or maybe 8`) or a second
-    value beside it (`, which is 20`), or a later `the answer is N`, where the number `differs`
-    from the answer."""
+# --- the text after the answer --------------------------------------------------------------------
+
+_TAIL_WINDOW = 2000  # characters after an answer read for a retraction
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+# A sentence ends at `.` `!` `?` before a space, the end, a closing math delimiter or bold (`$\boxed{5}.$`
+# ends its sentence), never in `i.e.`, `e.g.`, `vs.`, `approx.`; or at a line break.
+_END = r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)[.!?]+(?=\s|$|\$|\\[)\]]|\*\*|[)\]])"
+_SENTENCE = re.compile(rf"(?:(?!{_END})[^\n])*(?:{_END}(?:\$\$|\$|\\[)\]]|\*\*)*|\n|$)")
+_STRUCK = re.compile(r"(?s)~~.*?~~|<(s|del|strike)>.*?</\1>")
+_LIST_MARKER = re.compile(r"(?m)^(\s*(?:[-*]\s+)?)(?:\d{1,2}|[a-zA-Z])[.)](?=[ \t]+\S)")   # `1. Note ...`: a list item
+_STRIKE_OPEN = re.compile(r"~~|<(?:s|del|strike)>")
+_STRIKE_CLOSE = re.compile(r"^(?:\s|\$|\*\*|\\[)\]])*(?:~~|</(?:s|del|strike)>)")
+
+# A value in a sentence: a box, a math span, a number, a run of number words.
+_VALUE = re.compile(
+    r"\\(?:boxed|fbox)\s*\{|\$\$(?:[^$]|\$(?!\$)){1,300}?\$\$|\$[^$\n]{1,300}?\$|\\\((?:(?!\\\)).){1,300}?\\\)|"
+    r"\\\[(?:(?!\\\]).){1,300}?\\\]|"
+    rf"(?<![\w.]){NUMBER}(?![\w])|"
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|hundred|and))*\b", re.I)
+
+# Words that open a sentence without stating anything: interjections, connectives, labels.
+_FILLER = re.compile(
+    r"(?i)^(?:[\s,.;:!*_>\"'(\-]|\b(?:or|and|so|thus|hence|therefore|then|maybe|perhaps|possibly|probably|actually|"
+    r"really|no|nope|wait|oh|um+|uh+|ah+|er+|hmm+|well|yes|yeah|ok|okay|sorry|oops|whoops|edit|edited|correction|"
+    r"update|note|final|answer|instead|rather|alternatively|equivalently|i\.e\.?|that is|in other words|"
+    r"never ?mind|scratch that|i mean|hold on|on second thought|but|however|though|yet|still|also|even|just|"
+    r"the (?:final |correct |right |real )?answer is)\b)*")
+# Before a value: it is put forward as the answer (`the answer is 5`, `it's 5`, `which is 20`, `i.e. 20`,
+# `= 20`, `is it 8?`, `what about 8?`, `as 2.5` of `express this as 2.5`).
+_PUT_FORWARD = re.compile(
+    r"(?i)(?:\b(?:answer|result|solution)\b(?:\s+\w+){0,3}?\s+(?:is|was|be|equals|becomes|gives|reads)|"
+    r"\b(?:it|this|that|which)(?:['\u2019]s|\s+(?:(?:must|should|would|could|might|will|may)\s+(?:also\s+)?be|is|was|"
+    r"equals|becomes))|\bi\.e\.?|\bthat\s+is|\bnamely|\bmeaning|"
+    r"\b(?:is|was|could|would|might|should)\s+(?:it|this|that|the\s+(?:final\s+|correct\s+)?answer)(?:\s+be)?|"
+    r"\b(?:what|how)\s+about|\b(?:this|it)\b[^.?!]{0,40}\bas)"
+    r"\s*(?:(?:actually|really|indeed|instead|just|exactly|then|now|probably|definitely|simply|still|also|rather)\s+)*"
+    r"(?:\*\*|:)?\s*(?:\$|\\\(|\*\*)?\s*$")
+# Right after the answer, in its own sentence: `= 20`, `\equiv 20`.
+_EQUATED = re.compile(r"^(?:\s|\$|\\\)|\*\*)*(?:=|\\equiv)\s*(?:\$|\\\()?\s*$")
+# After a value: it is offered as an answer (`5 works`, `6 is also a solution`, `4 is correct`).
+_OFFERED_AFTER = re.compile(
+    rf"(?i)^(?:\s|\$|\*\*|\\[)\]]|,|\band\b|\bor\b|\bboth\b|\$[^$]{{1,80}}\$|{NUMBER})*(?:(?:also|too|both|all|still|each|then|instead)\s+)*"
+    r"(?:work|works|worked|fits?|satisf(?:y|ies)|would\s+(?:also\s+)?work|could\s+(?:also\s+)?work|"
+    r"(?:is|are|was|were)\s+(?:also\s+)?(?:a\s+|an\s+|the\s+)?(?:(?:correct|right|valid|possible|final|real|true)\b|"
+    r"(?:answer|answers|solution|solutions|root|roots|candidate|option)\b))")
+_COMPARED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*)*(?:(?:more|less|fewer|greater|larger|smaller|times|percent|minus|plus|"
+                             r"divided|multiplied|over)\b|[-+*/^%]|\\%|\\(?:cdot|times|div)\b)")
+# Before a value: it is an alternative offered beside what came before (`, or maybe 6`, `or 6`).
+_ALTERNATIVE = re.compile(r"(?i)\bor\s+(?:(?:maybe|perhaps|possibly|even|rather|else|alternatively|equivalently|"
+                          r"just|simply|else|instead)\s+)*(?:\$|\\\(|\*\*)?\s*$")
+# What governs a value as a fact about the problem: a preposition or a relation (`divided by 2, 3, or 6`,
+# `at x = 3`, `of 1`, `than 5`).
+_GOVERNED = re.compile(r"(?i)(?:\b(?:by|of|at|for|from|to|in|on|with|than|between|when|where|if|modulo|mod|under|"
+                       r"over|after|before|each|every|per|minus|plus|times|into|like)|[<>+\-*/^]|"
+                       r"\\(?:cdot|times|div|le|ge|leq|geq|neq)|[a-zA-Z]\s*=)\s*(?:\$|\\\()?\s*$")
+# The answer denied in its own sentence: `\boxed{7} is wrong`, `(incorrect)`, `is not the answer`.
+_FAULT = (r"(?:wrong|incorrect|false|untrue|invalid|erroneous|mistaken|off|bogus|"
+          r"a\s+(?:mistake|typo|miscalculation)|an\s+error|"
+          r"not\s+(?:correct|right|true|valid|it|possible|the\s+(?:final\s+|correct\s+|right\s+)?answer)|"
+          r"n['\u2019]t\s+(?:correct|right|true|valid|it|possible|the\s+(?:final\s+|correct\s+|right\s+)?answer))")
+_DENIED_AFTER = re.compile(
+    r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:(?:is|was|seems|looks|appears|must\s+be|might\s+be|may\s+be|could\s+be)\s+)?"
+    rf"(?:(?:definitely|clearly|probably|actually|likely|completely|totally|surely|still)\s+)?{_FAULT}\b(?!\s+to\b)")
+_HEDGED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:maybe|perhaps|possibly|not\s+sure|i\s+guess)\b")
+# A later sentence that denies the answer or the work (`this answer is wrong`, `I made a mistake`, `that's
+# not right`, `it does not satisfy the condition`); a fault set off by `to` or `that` is an expletive's
+# (`It is a common mistake to count ...`) and says nothing about the answer.
+_REFERENCE = r"(?:this|that|it|the|my|our|your|above|previous)\s+(?:(?:final|previous|above|last|boxed|first)\s+)?(?:answer|result|solution|value|calculation|work|reasoning|computation)|this|that|it"
+_FAULTED = re.compile(
+    rf"(?i)\b(?:{_REFERENCE})(?:['\u2019]s|\s+(?:is|was|seems|looks|appears|must\s+be|might\s+be|may\s+be|could\s+be))\s+"
+    rf"(?:(?:definitely|clearly|probably|actually|likely|completely|totally|all|still|just)\s+)?{_FAULT}\b(?!\s+(?:to|that)\b)|"
+    rf"\b(?:{_REFERENCE})\s+(?:does\s+not|doesn['\u2019]t|did\s+not|didn['\u2019]t|cannot|can['\u2019]t|won['\u2019]t|"
+    r"will\s+not)\s+(?:work|satisfy|hold|fit|check\s+out|add\s+up|make\s+sense|be\s+(?:right|correct|the\s+answer))\b|"
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:made|make|have\s+made)\s+(?:a|an|some)\s+(?:\w+\s+)?(?:mistake|error|typo|"
+    r"miscalculation)s?\b|\b(?:i|we)\s+(?:was|were|am|are)\s+wrong\b|\b(?:i|we)\s+(?:miscalculated|messed\s+up|erred)\b")
+# A sentence that only rejects what came before: `Actually, no.`, `No, scratch that.`, `But maybe not.`
+_REJECTION = re.compile(
+    r"(?i)^(?:\W|\b(?:but|however|though|yet|still|wait|hmm+|oh|actually|well|so|um+|uh+|and|hold on|sorry)\b)*"
+    r"(?:\b(?:no|nope|not\s+(?:quite|really|so)|never\s*mind|scratch\s+that|(?:maybe|perhaps|probably)\s+not|"
+    r"(?:it|this|that)\s+(?:is|was)\s+not|(?:it|this|that)(?:['\u2019]s|\s+is|\s+was)\s+not|"
+    r"(?:it|this|that)\s+(?:isn['\u2019]t|wasn['\u2019]t)|wrong|incorrect)\b\W*)+$")
+
+
+def taken_back(after: str, differs: Callable[[str], bool] | None = None, before: str = "") -> bool:
+    """Whether the text after an answer shows the response does not commit to it: the answer sits
+    in a question (`Is the answer \\boxed{6}?`) or struck-through text (`~~\\boxed{6}~~`, with
+    `before`, the text before it); its own sentence denies it (`is wrong`, `(incorrect)`) or hedges
+    it (`, maybe`); a later sentence denies it (`this answer is wrong`, `I made a mistake`, `Actually,
+    no.`); or a value put forward later as the answer or a candidate, or beside it as an alternative,
+    `differs` from it (`Never mind, it's 5.`, `EDIT: 5.`, `Both 5 and 6 work.`, `, or maybe 6`, `,
+    which is 20`, a later box). With no `differs`, every such value counts as different."""
+    if _struck(before, after):
+        return True
     after = after[:_TAIL_WINDOW]
+    first = _SENTENCE.match(after).group()
+    if first.rstrip().endswith("?") or first.rstrip(" $*)\\]").endswith("?"):
+        return True   # `Is the answer $\boxed{6}$?`, `#### 6?`
     if not _LETTER_OR_DIGIT.search(after):
         return False   # `$.`, `$$`, `**`: every way of taking an answer back needs a word or a number
-    first = _SENTENCE.match(after).group()
-    if _HEDGING_WORD.search(first) or _CONTRACTED_NOT.search(first):
+    if _DENIED_AFTER.match(first) or _HEDGED_AFTER.match(first):
         return True
-    if differs is not None and any(differs(m.group(1)) for m in _APPOSED.finditer(first)):
-        return True
-    for sentence in _SENTENCE.finditer(after):
-        text = sentence.group()
-        if not text.strip():
-            continue
-        if _OPENER.match(text) or (_FAULT.search(text) and _OWN.search(text)):
+    different = differs or (lambda token: True)
+    text = _LIST_MARKER.sub(r"\1", _STRUCK.sub(" ", _close_answer_math(after)))
+    at = 0
+    for sentence in _SENTENCE.finditer(text):
+        body = sentence.group()
+        if body.strip() and (_voided(body, different, at == 0) or (at and _denies_answer(body))):
             return True
-        if _CONTRAST.match(text) and (_CONTRAST_TAKES_BACK.search(text) or _CONTRACTED_NOT.search(text)):
-            return True
-    if differs is not None:
-        for stated in _RESTATED.finditer(after):
-            rest = after[stated.end():].split("\n", 1)[0]
-            rest = re.split(r"\.(?=\s|$)", rest, maxsplit=1)[0]
-            if plain_tail(re.sub(r"^(?:\\?\$|\\\)|\}|\*\*|\\?%)+", "", rest)) and differs(stated.group(1)):
-                return True
+        at = sentence.end()
+        if at >= len(text):
+            break
     return False
 
 
+_DOLLAR = re.compile(r"(?<!\\)\$\$?")
+
+
+def _close_answer_math(after: str) -> str:
+    """The text after an answer with the delimiter that closes the answer's own math removed, so
+    that `$\\boxed{5}$, or $6$` is read as `, or $6$`, not as a span `$, or $`: on the answer's
+    line an odd count of `$` means the first one closes the answer's span."""
+    line = after.split("\n", 1)[0]
+    dollars = _DOLLAR.findall(line)
+    if len(dollars) % 2 == 1:
+        first = _DOLLAR.search(after)
+        return after[:first.start()] + " " + after[first.end():]
+    return after
+
+
+def _struck(before: str, after: str) -> bool:
+    """The answer sits inside `~~...~~`, `<s>`, `<del>` or `<strike>` (its line before it opens one)."""
+    if not _STRIKE_CLOSE.match(after):
+        return False
+    line = before.rsplit("\n", 1)[-1]
+    return len(_STRIKE_OPEN.findall(line)) % 2 == 1 or bool(re.search(r"<(?:s|del|strike)>(?!.*</(?:s|del|strike)>)", line))
+
+
+def _denies_answer(sentence: str) -> bool:
+    return bool(_FAULTED.search(sentence) or _REJECTION.match(sentence))
+
+
+def _voided(sentence: str, differs: Callable[[str], bool], own: bool) -> bool:
+    """Whether `sentence` puts forward a value other than the answer. `own` is the answer's own
+    sentence (the text right after it), where an alternative needs no opener (`, or 6`)."""
+    for value in _values(sentence):
+        start, end, token = value
+        lead = sentence[:start]
+        core = _FILLER.match(lead).end() == len(lead)
+        if token.startswith(("\\boxed", "\\fbox")):
+            candidate = True    # a later box is an answer slot
+        elif _ALTERNATIVE.search(lead):
+            candidate = not _governed_list(lead) or (own and not _words_before_list(lead))
+        elif _PUT_FORWARD.search(lead) or own and _EQUATED.match(lead):
+            candidate = not _COMPARED_AFTER.match(sentence[end:])
+        elif _OFFERED_AFTER.match(sentence[end:]):
+            candidate = not _governed_list(lead) or core
+        else:
+            candidate = core and _bare(sentence[end:])
+        if candidate and differs(_inner(token, sentence, start)):
+            return True
+    return False
+
+
+_BARE_REST = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[.!,;:)]|\b(?:instead|then|after\s+all|actually|apples?)\b)*$")
+
+
+def _bare(rest: str) -> bool:
+    """The value ends its sentence, or only a noun phrase follows it (`EDIT: 5.`, `Oh wait, 8 apples`)."""
+    rest = rest.strip()
+    if _BARE_REST.match(rest):
+        return True
+    return bool(rest) and not re.match(r"[=<>+\-*/^]|\\(?:cdot|times|div)", rest) and plain_tail(rest.rstrip(".!"))
+
+
+def _governed_list(lead: str) -> bool:
+    """Whether the list a value ends is governed by a preposition or relation (`divided by 2, 3,
+    4, or`): walk back over the list's values and separators to what stands before it."""
+    head = _LIST_TAIL.sub("", lead)
+    return bool(_GOVERNED.search(head))
+
+
+_LIST_TAIL = re.compile(rf"(?i)(?:(?:\$[^$]{{1,80}}\$|{NUMBER}|\b[a-z]\b)\s*(?:,|\bor\b|\band\b|\beither\b)\s*)*"
+                        r"(?:\b(?:or|and|either|both)\s+(?:(?:maybe|perhaps|possibly|even|rather|else|alternatively|"
+                        r"equivalently|just|simply|instead)\s+)*)?(?:\$|\\\(|\*\*)?\s*$")
+
+
+def _words_before_list(lead: str) -> bool:
+    """Whether words stand between the answer and an `or` in the answer's own sentence."""
+    return bool(re.search(r"[A-Za-z]{2,}", _LIST_TAIL.sub("", lead)))
+
+
+def _values(sentence: str) -> list[tuple[int, int, str]]:
+    """The values in a sentence, in order: boxes (with their content), math spans, numbers, number words."""
+    found = []
+    i = 0
+    while True:
+        m = _VALUE.search(sentence, i)
+        if m is None:
+            return found
+        if m.group().startswith(("\\boxed", "\\fbox")):
+            close = _closing_brace(sentence, m.end() - 1)
+            end = len(sentence) if close < 0 else close + 1
+            found.append((m.start(), end, sentence[m.start():end]))
+            i = end
+        else:
+            found.append((m.start(), m.end(), m.group()))
+            i = m.end()
+
+
+def _closing_brace(text: str, open_at: int) -> int:
+    depth = 0
+    for m in re.finditer(r"\\.|[{}]", text[open_at:open_at + 1000]):
+        if m.group() == "{":
+            depth += 1
+        elif m.group() == "}":
+            depth -= 1
+            if depth == 0:
+                return open_at + m.start()
+    return -1
+
+
+_MATH_DELIMITERS = re.compile(r"^(?:\$\$|\$|\\\(|\\\[)|(?:\$\$|\$|\\\)|\\\])$")
+
+
+def _inner(token: str, sentence: str, start: int) -> str:
+    """A value's text without its delimiters (a box's content, a span's math)."""
+    if token.startswith(("\\boxed", "\\fbox")):
+        brace = token.find("{")
+        return token[brace + 1:-1] if token.endswith("}") else token[brace + 1:]
+    inner = _MATH_DELIMITERS.sub("", token.strip())
+    box = re.search(r"\\(?:boxed|fbox)\s*\{", inner)
+    if box:
+        close = _closing_brace(inner, box.end() - 1)
+        return inner[box.end():close] if close > 0 else inner[box.end():]
+    return inner.strip()
+
+
+def value_of(token: str) -> Fraction | None:
+    """The exact value of a value's text: a number (`8`, `$8$`, `x = 8`, `25\\%`), or number words (`eight`)."""
+    text = _MATH_DELIMITERS.sub("", token.strip()).strip()
+    text = re.sub(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*", "", text)   # `x = 8`
+    spelled = spelled_value(text)
+    if spelled is not None:
+        return Fraction(spelled)
+    return parse_number(text.replace("\\!", "").replace("{,}", ","))
+
+
 def differs_from(value: Fraction | None | Callable[[], Fraction | None]) -> Callable[[str], bool]:
-    """A `differs` for `taken_back`: the restated number is another value than `value` (or than what
-    `value()` gives, read only when a number is restated: most answers have none after them)."""
+    """A `differs` for `taken_back`: a value put forward later is another value than `value` (or
+    than what `value()` gives, read only when one is: most answers have none after them). A value
+    that cannot be read as a number differs when it holds a digit (two values offered), and not
+    otherwise (`$x$`, a name)."""
     read = value if callable(value) else (lambda: value)
-    return lambda token: (known := read()) is not None and parse_number(token) not in (None, known)
+
+    def differs(token: str) -> bool:
+        known = read()
+        stated = value_of(token)
+        if stated is None:
+            return any(c.isdigit() for c in token)
+        if known is None:
+            return True
+        return stated != known and not ("%" in token and stated / 100 == known)   # `\boxed{\frac14}, or 25\%`
+    return differs
+
+
+def differs_from_text(answer: str) -> Callable[[str], bool]:
+    """A `differs` for an answer known only as text (`The final answer is $x^2$.`): by value where
+    both are numbers, else by their text without spaces."""
+    by_value = differs_from(lambda: value_of(answer))
+    plain = re.sub(r"\s+", "", _MATH_DELIMITERS.sub("", answer.strip()))
+
+    def differs(token: str) -> bool:
+        if value_of(answer) is not None:
+            return by_value(token)
+        return re.sub(r"\s+", "", _inner(token, token, 0)) != plain
+    return differs

@@ -19,6 +19,7 @@ def verdict(data_source, response, gold, **settings):
     r"\boxed{7}. However, the problem does not explicitly state this, so it is worth noting.",
     r"\boxed{7}. But the problem could be read in a different way.",
     "The final answer is $7$. I hope it is correct. Note: however, the problem leaves this open.",
+    r"\boxed{7}. Yet I should recheck this.",   # an intention to check states no other value
 ])
 def test_a_caveat_after_the_answer_still_pays(response):
     assert verdict(MATH, response, "7") == "correct"
@@ -28,7 +29,6 @@ def test_a_caveat_after_the_answer_still_pays(response):
     r"\boxed{7}. However, the answer is 8.", r"\boxed{7}. But this is not right.", r"\boxed{7}. But maybe not.",
     r"\boxed{7}. However, it does not satisfy the condition.", r"\boxed{7}. But it isn't.",
     r"\boxed{7}. However, eight also works.", r"\boxed{7}. But $x = 9$ fits better.",
-    r"\boxed{7}. Yet I should recheck this.",
 ])
 def test_a_contrast_that_names_a_value_or_denies_the_answer_takes_it_back(response):
     assert verdict(MATH, response, "7") != "correct"

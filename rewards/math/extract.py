@@ -26,7 +26,7 @@ import threading
 from typing import NamedTuple
 
 from ..number_text import NUMBER_WORDS, VALUE_WORDS
-from ..prose import denied_before, taken_back
+from ..prose import denied_before, differs_from_text, remark_only, taken_back
 
 _BARE_END = re.compile(r"[\s$]")
 _BLANKS = re.compile(r"[ \t]*")
@@ -43,6 +43,7 @@ _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]|\.\.")  # `..`: `$85$...` goes on
 _WORD = re.compile(r"[A-Za-z]+")
+_REMARK = re.compile(r"(?<=\S)\s*\(([^()]*)\)\s*$")   # a closing parenthesis after the answer
 # A sentence ends at a full stop (not that of `i.e.`, `e.g.`, `approx.`, `vs.`) or where a reason or
 # a wish starts; a relative clause (`, which is 20`) is part of it, so a value there qualifies the span.
 _SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)(?<!\.)\.(?:\s|$)|\s(?:I hope|because|since)\b")
@@ -301,7 +302,8 @@ def last_statement(text: str, answer_line: bool = False) -> tuple[str, int] | No
     if found is None:
         return None
     answer, after = split_statement(found.group(1))
-    if denied_before(text, found.start()) or taken_back(after + text[found.end():]):
+    if denied_before(text, found.start()) or taken_back(after + text[found.end():], differs_from_text(answer),
+                                                          text[max(0, found.start() - 200):found.start()]):
         return "", found.start()
     return answer, found.start()
 
@@ -325,4 +327,8 @@ def split_statement(tail: str) -> tuple[str, str]:
             return next(g for g in span.groups() if g is not None).strip(), after
         # `$5$ or $6$`, `$5$ thousand`, `$5$, which is 20`: the span is not the whole answer, so the sentence is read
     stop = _SENTENCE_END.search(tail)
-    return (tail[:stop.start()] if stop else tail).strip(), tail[stop.start():] if stop else ""
+    answer, after = (tail[:stop.start()] if stop else tail).strip(), tail[stop.start():] if stop else ""
+    remark = _REMARK.search(answer)
+    if remark and remark_only(remark.group(1)):   # `17 (the smallest such prime)`: a remark, not the value
+        return answer[:remark.start()].strip(), answer[remark.start():] + after
+    return answer, after

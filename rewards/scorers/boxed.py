@@ -28,7 +28,7 @@ from ..math.labels import align
 from ..math.normalize import read_answer, repair_gold_escapes
 from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
-from ..prose import denied_before, differs_from, taken_back
+from ..prose import denied_before, differs_from, taken_back, value_of
 from ..region import answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
@@ -126,7 +126,7 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
         restated = stated is not None and _STATES_VALUE.match(after, stated[1])
-        if (denied_before(region, box.start) or taken_back(after, differs_from(lambda: _exact(content)))
+        if (denied_before(region, box.start) or taken_back(after, _differs(content), region[max(0, box.start - 200):box.start])
                 or restated and not _agree(stated[0], content)):
             return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
         if attached(region, box.start, box.end):  # `-\boxed{21}`, `\boxed{21}^2`, `\boxed{21} thousand`
@@ -144,6 +144,23 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
 def _exact(content: str) -> Fraction | None:
     """The box's value as an exact number, where it is one."""
     return exact_value(read_answer(content)[0]) if within_limits(content) else None
+
+
+def _differs(content: str):
+    """Whether a value put forward after the box is another answer than the box's `content`: by
+    exact value, else by the fast path's equality (`$\\sqrt{12}$` after `\\boxed{2\\sqrt3}` agrees);
+    a value it cannot settle differs (two answers offered)."""
+    def differs(token: str) -> bool:
+        if not within_limits(token) or not within_limits(content):
+            return True
+        exact, stated = _exact(content), value_of(token)
+        if exact is not None and (stated is not None or "%" in token):
+            return differs_from(exact)(token)   # `eight`, `$8$`, `x = 8`, `25\\%` against an exact box
+        mine, other = read_answer(content)[0], read_answer(token)[0]
+        if not other:
+            return False
+        return mine != other and fast_equal(other, mine) is not True
+    return differs
 
 
 def _stated(statement: tuple[str, int], region: str) -> tuple[str | None, str]:

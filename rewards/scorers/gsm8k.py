@@ -83,7 +83,7 @@ def strict_answer(region: str) -> tuple[str | None, str]:
     if denied_before(region, at):
         return None, f"the clause before the last `####` denies it: {region[max(0, at - 60):at + 20]!r}"
     rest = tail[found.end():] + region[end:]
-    if not _whole_number(found.group(1), rest):
+    if not _whole_number(found.group(1), rest, region[max(0, at - 200):at]):
         return None, f"the number after the last `####` is not the whole answer: {shown!r}"
     return found.group(1), ""
 
@@ -96,21 +96,22 @@ def flexible_answer(region: str) -> tuple[str | None, str]:
         pass
     if last is None:
         return None, NO_NUMBER
-    if denied_before(region, last.start()) or not _whole_number(last.group(), region[last.end():]):
+    if denied_before(region, last.start()) or not _whole_number(last.group(), region[last.end():],
+                                                                  region[max(0, last.start() - 200):last.start()]):
         return None, f"the last number is not the whole answer: {region[max(0, last.start() - 40):last.end() + 40]!r}"
     return last.group(), ""
 
 
-def _whole_number(token: str, rest: str) -> bool:
+def _whole_number(token: str, rest: str, before: str = "") -> bool:
     """Whether `rest`, the text after the number `token`, leaves it the answer: nothing continues
     the number (`5x`, `5^2`, `5 - 6`), its line holds only a noun phrase, and nothing after takes
-    it back."""
+    it back (`before`, the text before it, tells whether it is struck through)."""
     line = _LINE_END.split(rest, maxsplit=1)[0]
     line = line[_AFTER_DRESSING.match(line).end():]
     if _CONTINUED.match(line):
         return False
     value = number_value(token)
-    return plain_tail(line, value) and not taken_back(rest, differs_from(value))
+    return plain_tail(line, value) and not taken_back(rest, differs_from(value), before)
 
 
 def gold_text(ground_truth: Any) -> str:
