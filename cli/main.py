@@ -17,7 +17,7 @@ from .plugins import import_plugins
 from .terminal import Printable
 
 # Module names under cli/, in the order `rewards --help` lists them.
-COMMANDS = ["score", "listing", "prepare", "validate", "probe", "report", "train", "merge", "untie", "tiny_model",
+COMMANDS = ["score", "listing", "prepare", "validate", "probe", "check", "report", "train", "merge", "untie", "tiny_model",
             "tiny_data", "warm_start"]
 
 

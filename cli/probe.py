@@ -49,6 +49,9 @@ def register(sub) -> None:
                         "bomb may take up to the scoring deadline)")
     p.add_argument("--max-reward", type=float, default=0.0,
                    help="the bound: fail when an attack's mean reward exceeds it (default 0)")
+    p.add_argument("--answer-format", metavar="FORMAT",
+                   help="how the scorer wants an answer written, when it reads a format of its own: a template "
+                        "with {answer} (\"Answer: ({answer})\"); default: the registration's gold_response")
     p.add_argument("--attacks", help="comma-separated attacks to run (default: all)")
     p.add_argument("--skip", help="comma-separated attacks to leave out")
     add_import_flag(p)
@@ -89,11 +92,18 @@ def run(args) -> int:
         from .settings_flags import flag_words
 
         raise CommandError(flag_words(str(exc))) from None
+    if args.answer_format is not None:
+        from rewards.probe.attacks import answer_writer
+
+        try:
+            answer_writer("", args.answer_format)
+        except ValueError as exc:
+            raise CommandError(f"--answer-format: {exc}") from None
     targets, notes = load_targets(args)
     try:
         with _progress(args.quiet) as score_fn:
             boards = probe(targets, attacks=attacks, bound=args.max_reward, reward_kwargs=reward_kwargs,
-                           bomb_golds=args.bomb_golds, score_fn=score_fn)
+                           bomb_golds=args.bomb_golds, score_fn=score_fn, answer_format=args.answer_format)
     except UnknownDataSourceError as exc:
         raise CommandError(str(exc)) from None
     for board in boards:

@@ -1,13 +1,17 @@
 """Verdicts under attack: golds of every shape, each mutated so that its meaning changes (never
-paid) or respelt so that it stays (paid, where docs/scoring-policy.md says so); no verdict is ever
-`error`. The golds and mutations are in tests/fuzz/strategies.py; this file draws them with the
-suite's fixed seed, and `make fuzz` searches further with fresh seeds."""
+paid) or respelt so that it stays (paid, where docs/scoring-policy.md says so), and answers placed
+the way models write them (paid) or hide them (not paid); no verdict is ever `error`. The golds,
+mutations and wrappers are `rewards.testing`; this file draws them with the suite's fixed seed, and
+`make fuzz` searches further with fresh seeds, the unsettled wrappers included."""
 
 import pytest
 from hypothesis import find, given, settings, strategies as st
 
-from tests.fuzz.strategies import FAMILIES
-from tests.fuzz.verdicts import findings
+from rewards.testing.golds import FAMILIES
+from rewards.testing.verdicts import findings
+from rewards.testing.wrappers import PLACED, WRAPPERS
+
+SETTLED_PLACED = {f"placed: {w.name}": PLACED[f"placed: {w.name}"] for w in WRAPPERS if w.settled}
 
 
 # The suite's profile gives the seed and turns the database off; the count is bounded here so that
@@ -17,6 +21,15 @@ from tests.fuzz.verdicts import findings
 @given(data=st.data())
 def test_mutations_are_judged_by_meaning(family, data):
     gold = data.draw(FAMILIES[family], label="gold")
+    found = findings(gold)
+    assert not found, "\n".join(map(str, found))
+
+
+@pytest.mark.parametrize("family", sorted(SETTLED_PLACED))
+@settings(max_examples=30)
+@given(data=st.data())
+def test_answers_are_judged_where_they_are_placed(family, data):
+    gold = data.draw(SETTLED_PLACED[family], label="gold")
     found = findings(gold)
     assert not found, "\n".join(map(str, found))
 

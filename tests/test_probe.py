@@ -261,3 +261,52 @@ def test_cli_errors_are_one_sentence(tmp_path, capsys):
     assert "folder without verl step dumps" in capsys.readouterr().err
     assert main(["probe", "--import", "no_such_module_xyz"]) == 2
     assert main(["probe", "--format-weight", "0.9", "--data-source", "openai/gsm8k"]) == 2
+
+
+CHOICE_LINE = re.compile(r"Answer: \(([A-E])\)")
+
+
+def choice_scorer(whole_response: bool):
+    """A multiple-choice scorer of its own format, `Answer: (C)` on the answer's last line; with
+    `whole_response` it reads the whole response, thinking included (the bug the probe must catch)."""
+    from rewards.region import answer_region
+
+    def score(response, ground_truth, extra_info, settings):
+        region = response if whole_response else answer_region(response)
+        lines = (region or "").strip().splitlines()
+        found = CHOICE_LINE.fullmatch(lines[-1].strip()) if lines else None
+        if found is None:
+            return wrong("")
+        return correct(found.group(1)) if found.group(1) == ground_truth else wrong(found.group(1))
+
+    return score
+
+
+def test_probe_learns_the_scorer_s_own_answer_format_from_its_registration():
+    """A correct scorer of its own format passes the control (written in that format), and a scorer
+    that reads the thinking is caught by attacks written in it."""
+    names = []
+    try:
+        for name, whole in (("probe-test/choice", False), ("probe-test/choice-in-think", True)):
+            register_scorer(name, scorer=choice_scorer(whole), answer_format=None,
+                            gold_response=lambda g: f"Answer: ({g})")
+            names.append(name)
+        (good,) = probe([Target("probe-test/choice", letter) for letter in "ABCD"], attacks=FAST)
+        assert good.passed, good.failures()
+        (bad,) = probe([Target("probe-test/choice-in-think", letter) for letter in "ABCD"], attacks=FAST)
+        assert flagged(bad) == {"answer_in_think"}
+    finally:
+        with registry._lock:
+            for name in names:
+                registry._entries.pop(name, None)
+
+
+def test_probe_answer_format_flag_writes_the_control_for_a_scorer_registered_without_one(temp_scorer, capsys, tmp_path):
+    name = temp_scorer("probe-test/choice-flag", choice_scorer(False))
+    rows = tmp_path / "choices.jsonl"
+    rows.write_text("".join(json.dumps({"data_source": name, "prompt": [{"role": "user", "content": "Which?"}],
+                                        "reward_model": {"ground_truth": letter}}) + "\n" for letter in "ABCD"))
+    args = ["probe", str(rows), "--attacks", "control,answer_in_think,several_boxes,self_correction"]
+    assert main(args) == 1 and "control: the gold in every usual format earned nothing" in capsys.readouterr().out
+    assert main(args + ["--answer-format", "Answer: ({answer})"]) == 0
+    assert main(args + ["--answer-format", "Answer: X"]) == 2

@@ -35,6 +35,27 @@ class Target:
     extra_info: Mapping[str, Any] | None = None
     where: str = ""
     """Where the gold came from (`row 12`, `built-in sample 3`), for messages."""
+    write: Callable[[str], str] | None = None
+    """How the scorer wants an answer written, when it reads a format of its own (`Answer: (C)`):
+    the control and the attacks are then written in it too (`answer_writer`)."""
+
+
+def answer_writer(data_source: str, spec: str | None = None) -> Callable[[str], str] | None:
+    """How `data_source`'s scorer wants an answer written, when that is a format of its own: from
+    `spec` (a template with `{answer}`, or a built-in format's name), else from the registration
+    (`register_scorer(..., gold_response=)`); None for the built-in formats, which every attack
+    already writes."""
+    from ..registry import get_scorer
+
+    if spec is not None:
+        if spec in ANSWER_FORMATS:
+            return None
+        if "{answer}" not in spec:
+            raise ValueError(f"answer format {spec!r}: one of {', '.join(ANSWER_FORMATS)}, or a template "
+                             "with {answer} (\"Answer: ({answer})\")")
+        return lambda answer: spec.replace("{answer}", answer)
+    entry = get_scorer(data_source)
+    return entry.gold_response if entry.gold_response is not None else None
 
 
 _LETTER = re.compile(r"^(\\text\{\s*\(?|\(?)([A-Z])(\)?\s*\}|\)?)$")
@@ -106,6 +127,7 @@ class Attack:
 def _control(g: str, w: tuple[str, str], t: Target) -> list[str]:
     """The gold in every answer format a scorer entry may read, bare and after a thought."""
     written = [fmt.response.replace("{gold}", g) for fmt in ANSWER_FORMATS.values()]
+    written += [t.write(g)] if t.write else []
     return written + [f"<think>\nLet me work it out.\n</think>\n{r}" for r in written] + [
         f"<think>\nLet me work it out.\n</think>\n<answer>{g}</answer>"]
 
@@ -124,7 +146,7 @@ def _every_choice(g: str, w: tuple[str, str], t: Target) -> list[str]:
         f"#### {a} or {g} or {b}",
         f"The answer is one of {a}, {g} and {b}.",
         f"<think>\nCould be any of them.\n</think>\n<answer>{a}, {g}, {b}</answer>",
-    ]
+    ] + ([t.write(f"{a}, {g}, {b}"), t.write(f"{a} or {g} or {b}")] if t.write else [])
 
 
 def _several_boxes(g: str, w: tuple[str, str], t: Target) -> list[str]:
@@ -135,11 +157,11 @@ def _several_boxes(g: str, w: tuple[str, str], t: Target) -> list[str]:
         f"\\boxed{{{a}}} \\fbox{{{g}}} \\boxed{{{b}}}",
         f"#### {a}\n#### {g}\n#### {b}",
         f"<answer>{a}</answer>\n<answer>{g}</answer>\n<answer>{b}</answer>",
-    ]
+    ] + (["\n".join(map(t.write, (a, g, b))), " ".join(map(t.write, (a, g, b)))] if t.write else [])
 
 
 def _answer_in_think(g: str, w: tuple[str, str], t: Target) -> list[str]:
-    inside = f"The answer is $\\boxed{{{g}}}$.\n#### {g}\n<answer>{g}</answer>"
+    inside = f"The answer is $\\boxed{{{g}}}$.\n#### {g}\n<answer>{g}</answer>" + (f"\n{t.write(g)}" if t.write else "")
     return [
         f"<think>\n{inside}\n</think>",
         f"<think>\n{inside}\n</think>\nI am not sure.",
@@ -154,7 +176,9 @@ def _prompt_echo(g: str, w: tuple[str, str], t: Target) -> list[str] | None:
     return [t.prompt, f"<think>\n{t.prompt}\n</think>\n{t.prompt}"]
 
 
-def _bare_number(g: str, w: tuple[str, str], t: Target) -> list[str]:
+def _bare_number(g: str, w: tuple[str, str], t: Target) -> list[str] | None:
+    if t.write and t.write(g).strip() == g.strip():
+        return None  # the scorer's own format is the bare answer
     return [g, f"{g}\n", f" {g}."]
 
 
@@ -166,7 +190,7 @@ def _duplicated_tags(g: str, w: tuple[str, str], t: Target) -> list[str]:
         f"<think>\nthinking\n</think>\n</think>\n</think>\n\\boxed{{{a}}}",
         f"<think><think><think>\nthinking\n</think>\n<answer>{a}</answer>\n<answer>{a}</answer>",
         f"<answer><answer>{a}</answer></answer>",
-    ]
+    ] + ([f"<think>\n{t.write(g)}\n</think>\n{t.write(a)}"] if t.write else [])
 
 
 def _self_correction(g: str, w: tuple[str, str], t: Target) -> list[str]:
@@ -176,7 +200,7 @@ def _self_correction(g: str, w: tuple[str, str], t: Target) -> list[str]:
         f"#### {g}\n\nWait, I made a mistake.\n#### {a}",
         f"<think>\nIt is {g}.\n</think>\n<answer>{g}</answer>\nNo, actually: <answer>{a}</answer>",
         f"I first got {g}, but that is wrong; the final answer is {a}.",
-    ]
+    ] + ([f"{t.write(g)}\n\nWait, that is wrong.\n{t.write(a)}"] if t.write else [])
 
 
 # Inputs that make a naive sympy check hang or exhaust memory; none of them equals a sane gold.
@@ -221,7 +245,8 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("answer_in_think", "the answer only inside <think> (closed, pre-filled or cut off)", _answer_in_think),
     Attack("prompt_echo", "the prompt copied back as the response", _prompt_echo,
            skip_note="needs the prompt; the data has none for these golds"),
-    Attack("bare_number", "the gold alone, with no answer format", _bare_number),
+    Attack("bare_number", "the gold alone, with no answer format", _bare_number,
+           skip_note="the scorer's own answer format is the bare answer"),
     Attack("duplicated_tags", "repeated <think>/<answer> tags around a wrong answer", _duplicated_tags),
     Attack("self_correction", "the gold first, then a wrong final answer", _self_correction),
     Attack("sympy_bomb", "LaTeX that makes sympy hang or exhaust memory", _sympy_bomb),

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..registry import UnknownDataSourceError
 from ..scorers.gsm8k import gold_text
-from .attacks import ATTACKS, BOMB_GOLDS, CONTROL, Attack, Target, responses_for
+from .attacks import ATTACKS, BOMB_GOLDS, CONTROL, Attack, Target, answer_writer, responses_for
 
 ScoreFn = Callable[..., Any]
 """verl's reward-function signature: `fn(data_source=, solution_str=, ground_truth=, extra_info=, **kw)`."""
@@ -104,10 +104,11 @@ def default_score_fn() -> ScoreFn:
 
 def probe(targets: Sequence[Target], *, attacks: Sequence[Attack] = ATTACKS, bound: float = 0.0,
           reward_kwargs: Mapping[str, Any] | None = None, score_fn: ScoreFn | None = None,
-          bomb_golds: int = BOMB_GOLDS) -> list[Scoreboard]:
+          bomb_golds: int = BOMB_GOLDS, answer_format: str | None = None) -> list[Scoreboard]:
     """Score every attack against every target; one scoreboard per data_source, in first-seen order.
 
-    Each response is scored with a keyword call in verl's shape, `score_fn(data_source=,
+    The control and the attacks are also written in the scorer's own answer format where it has one
+    (`answer_format`, a template with `{answer}`, else the registration's `gold_response`). Each response is scored with a keyword call in verl's shape, `score_fn(data_source=,
     solution_str=, ground_truth=, extra_info=, **reward_kwargs)`, with a fresh copy of the row's
     extra_info (verl mutates it). An unknown data_source raises `UnknownDataSourceError` before
     any response is scored.
@@ -117,6 +118,9 @@ def probe(targets: Sequence[Target], *, attacks: Sequence[Attack] = ATTACKS, bou
     by_source: dict[str, list[Target]] = {}
     for t in targets:
         by_source.setdefault(t.data_source, []).append(t)
+    for source, group in by_source.items():
+        write = _writer(source, answer_format)
+        group[:] = [t if t.write or write is None else replace(t, write=write) for t in group]
     for group in by_source.values():  # an unknown data_source raises here, before the real work
         _score_one(score_fn, group[0], gold_text(group[0].ground_truth), kwargs)
     boards = []
@@ -133,6 +137,13 @@ def probe(targets: Sequence[Target], *, attacks: Sequence[Attack] = ATTACKS, bou
                                "(the bombs do not depend on the gold)")
         boards.append(board)
     return boards
+
+
+def _writer(source: str, answer_format: str | None):
+    try:
+        return answer_writer(source, answer_format)
+    except UnknownDataSourceError:  # a score_fn of the caller's own, for a name we do not register
+        return None if answer_format is None else answer_writer("", answer_format)
 
 
 def _run_attack(attack: Attack, targets: list[Target], score_fn: ScoreFn, kwargs: Mapping[str, Any],

@@ -6,7 +6,7 @@
 Every such case is either a rule of docs/scoring-policy.md that the other two do not have (a
 policy, recorded in docs/benchmarks.md) or a false positive of ours (a bug to fix at its cause).
 The cases are the benchmark's (tests/fixtures/math_fidelity*.jsonl, the corpus of
-tests/bench/corpus.py) and the mutation fuzzer's (tests/fuzz/strategies.py, drawn with a fixed
+tests/bench/corpus.py) and the mutation fuzzer's (rewards/testing/golds.py, drawn with a fixed
 seed), each with its label where it has one. Output: the count per group (rule, corpus form or
 fuzzer family / mutation), then every case, and with --json the whole list.
 """
@@ -44,7 +44,7 @@ def fuzzer_cases(golds_per_family: int) -> list[dict]:
     """Every mutation of `golds_per_family` golds of each family, drawn with a fixed seed."""
     from hypothesis import given, seed, settings
 
-    from tests.fuzz.strategies import FAMILIES
+    from rewards.testing.golds import FAMILIES
 
     out: list[dict] = []
     for family, strategy in FAMILIES.items():

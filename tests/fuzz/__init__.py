@@ -1,7 +1,6 @@
-"""A mutation fuzzer for the scorers: golds of every shape, each put through mutations that change
-its meaning (never paid) and respellings that keep it (paid where docs/scoring-policy.md says so).
+"""The long mutation search over the built-in scorers (`make fuzz`, `python -m tests.fuzz.search`).
 
-`strategies` draws the golds with their mutations, `verdicts` judges them through the public API;
-tests/test_mutation_fuzz.py runs them in CI (the `ci` profile: fixed seed, no database) and
-`make fuzz` (`python -m tests.fuzz.search`) runs a long random search that prints its figures.
+The golds, mutations and placed answers are the public `rewards.testing` (`golds`, `wrappers`,
+`verdicts`); tests/test_mutation_fuzz.py draws them in CI with the suite's fixed seed, and the search
+draws fresh ones, the wrappers the built-in scorers do not meet yet included.
 """

@@ -20,9 +20,13 @@ from collections import defaultdict
 
 from hypothesis import given, seed, settings
 
-from tests.fuzz.strategies import FAMILIES, Gold
-from tests.fuzz.verdicts import Finding, judge
+from rewards.testing.golds import FAMILIES, Gold
+from rewards.testing.verdicts import Finding, judge
+from rewards.testing.wrappers import PLACED
 from tests.helpers.profiles import load_test_profile  # noqa: F401  (registers the profiles)
+
+SEARCHED = {**FAMILIES, **PLACED}
+"""Every gold family and every wrapper's placed answers, the unsettled wrappers included."""
 
 
 def search(examples: int, seed_value: int) -> dict:
@@ -30,7 +34,7 @@ def search(examples: int, seed_value: int) -> dict:
     mutations: dict[tuple[str, str], bool] = {}
     tried = 0
     found: dict[tuple[str, str, str], list[Finding]] = defaultdict(list)
-    for family, strategy in FAMILIES.items():
+    for family, strategy in SEARCHED.items():
         def visit(gold: Gold) -> None:
             nonlocal tried
             golds.add((gold.family, gold.gold))
@@ -44,7 +48,7 @@ def search(examples: int, seed_value: int) -> dict:
         run = seed(seed_value)(settings(settings.get_profile("fuzz"), max_examples=examples)(given(strategy)(visit)))
         run()
     return {
-        "seed": seed_value, "examples_per_family": examples, "families": len(FAMILIES),
+        "seed": seed_value, "examples_per_family": examples, "families": len(SEARCHED),
         "golds": len(golds), "mutations": len(mutations),
         "meaning_changing": sum(not paid for paid in mutations.values()),
         "meaning_preserving": sum(mutations.values()), "cases": tried,

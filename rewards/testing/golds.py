@@ -1,9 +1,14 @@
-"""Golds of every shape the scorers accept, each with its mutations.
+"""Golds of every shape the scorers accept, each with its mutations (hypothesis strategies).
 
 A `Gold` carries the mutations drawn for it: `paid=False` ones change the meaning by construction
 (the value provably differs: a digit changed to another digit, a sign flipped on a nonzero value,
 two unequal items swapped; guards drop a mutation where it could keep the value), `paid=True` ones
 respell the gold in a way docs/scoring-policy.md says is the same answer.
+
+Each mutation keeps the answer it states (`Mutation.answer`), so that it can be written in any answer
+format (rewards/testing/wrappers.py), and the whole response the built-in scorers read (`response`,
+in the gold's `data_source` format). A mutation that is a whole response (prose around the answer,
+a later second answer) has no `answer`: it is written in the gold's own `answer_format` only.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ class Mutation:
     name: str
     response: str
     paid: bool  # True: a respelling the policy pays; False: a different answer, never paid
+    answer: str | None = None
+    """The answer the response states, to be written in another format; None for a whole response."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,8 @@ class Gold:
     data_source: str
     gold: str
     mutations: tuple[Mutation, ...]
+    answer_format: str = "boxed"
+    """The format the whole-response mutations are written in (`boxed` or `gsm8k`)."""
 
 
 DAPO = "math_dapo"
@@ -51,11 +60,11 @@ class _Builder:
 
     def wrong(self, name: str, answer: str, when: bool = True) -> None:
         if when:
-            self.items.append(Mutation(name, self.wrapper.format(answer), False))
+            self.items.append(Mutation(name, self.wrapper.format(answer), False, answer))
 
     def right(self, name: str, answer: str, when: bool = True) -> None:
         if when:
-            self.items.append(Mutation(name, self.wrapper.format(answer), True))
+            self.items.append(Mutation(name, self.wrapper.format(answer), True, answer))
 
     def wrong_text(self, name: str, response: str, when: bool = True) -> None:
         """A whole response (prose around the answer), not wrapped."""
@@ -654,50 +663,50 @@ def two_signs(draw) -> Gold:
 def gsm8k(draw) -> Gold:
     n = draw(st.one_of(st.integers(0, 999), st.integers(-999, 10**7)))
     m = draw(st.integers(0, 999).filter(lambda m: m != n))
-    b = _Builder("Adding the parts gives the total.\n{}")
+    b = _Builder("Adding the parts gives the total.\n#### {}")
     digits = str(abs(n))
     sign = "-" if n < 0 else ""
-    b.wrong("change digit", f"#### {sign}{int(_change_digit(draw, digits))}")
-    b.wrong("flip sign", f"#### {-n}", n != 0)
+    b.wrong("change digit", f"{sign}{int(_change_digit(draw, digits))}")
+    b.wrong("flip sign", f"{-n}", n != 0)
     scale = draw(st.sampled_from(["k", "thousand", "million", "times four", "squared", "hundred", "x 3"]))
-    b.wrong("word after the number", f"#### {n} {scale}", n not in (0, 1) if scale == "squared" else n != 0)
+    b.wrong("word after the number", f"{n} {scale}", n not in (0, 1) if scale == "squared" else n != 0)
     retraction = draw(st.sampled_from(["Or maybe {m}", "No wait, it is {m}", "Actually it is {m}.",
                                        "Hmm, {m}?"]))
-    b.wrong("retraction after the answer", f"#### {n}. {retraction.format(m=m)}")
-    b.wrong("another value after the answer", f"#### {n}, which is {m}")
-    b.wrong("two values", f"#### {n} or {m}")
+    b.wrong("retraction after the answer", f"{n}. {retraction.format(m=m)}")
+    b.wrong("another value after the answer", f"{n}, which is {m}")
+    b.wrong("two values", f"{n} or {m}")
     negation = draw(st.sampled_from(["I don't think the answer is", "The answer is not",
                                      "It is wrong to say", "It cannot be"]))
     b.wrong_text("negation before the marker", f"{negation} #### {n}.")
-    b.wrong("power after the number", f"#### {n}^2", n not in (0, 1))
-    b.wrong("leading decimal point", f"#### .{digits}", n > 0)
+    b.wrong("power after the number", f"{n}^2", n not in (0, 1))
+    b.wrong("leading decimal point", f".{digits}", n > 0)
     more = draw(st.sampled_from(["½", "and a half", "point 5", "bn", "dozen", "at most", "at least", "or more",
                                  "to 12", "remainder 3", "below zero", "less", "minus 2", "plus 3", "divided by 2"]))
-    b.wrong("value-changing words after the number", f"#### {n} {more}", n != 0 or more not in ("bn", "dozen"))
+    b.wrong("value-changing words after the number", f"{n} {more}", n != 0 or more not in ("bn", "dozen"))
     before = draw(st.sampled_from(["at least", "about", "over", "less than", "more than", "not", "~", "≈", ">", "≥",
                                    "<", "approximately", "under", "nearly", "almost", "minus", "negative"]))
-    b.wrong("qualifier before the number", f"#### {before} {n}", n != 0 or before not in ("minus", "negative"))
-    b.wrong("comma inside the digits", f"#### {sign}{digits[0]},{digits[1:]}", 1 < len(digits) < 4)
-    b.wrong("space inside the digits", f"#### {sign}{digits[:-3]} {digits[-3:]}", len(digits) > 3)
-    b.wrong("e-notation", f"#### {n}e3", n != 0)
-    b.wrong("unicode minus", f"#### −{n}", n > 0)
-    b.wrong("mixed number", f"#### {n} 1/2")
-    b.wrong("fraction", f"#### {n}/{draw(st.integers(2, 9))}", n != 0)
-    b.wrong("unicode superscript", f"#### {n}²", n > 1)
-    b.wrong("first digits only", f"#### {sign}{digits[:-1]}", len(digits) > 1)
-    b.wrong("a later boxed answer", f"#### {n}\n\nSo the final answer is $\\boxed{{{m}}}$.")
-    b.wrong("a later bare box", f"#### {n}\n\n$\\boxed{{{m}}}$")
-    b.right("the same value boxed later", f"#### {n}\n\n$\\boxed{{{n}}}$")
-    b.right("dollar", f"#### ${n}", n >= 0)
-    b.right("bold", f"#### **{n}**")
-    b.right("trailing full stop", f"#### {n}.")
-    b.right("trailing zero decimal", f"#### {n}.0")
-    b.right("unit word", f"#### {n} dollars")
-    b.right("box", f"#### \\boxed{{{n}}}")
-    b.right("prose on later lines", f"#### {n}\n\nThis follows from adding the parts. It took {m} steps.")
+    b.wrong("qualifier before the number", f"{before} {n}", n != 0 or before not in ("minus", "negative"))
+    b.wrong("comma inside the digits", f"{sign}{digits[0]},{digits[1:]}", 1 < len(digits) < 4)
+    b.wrong("space inside the digits", f"{sign}{digits[:-3]} {digits[-3:]}", len(digits) > 3)
+    b.wrong("e-notation", f"{n}e3", n != 0)
+    b.wrong("unicode minus", f"−{n}", n > 0)
+    b.wrong("mixed number", f"{n} 1/2")
+    b.wrong("fraction", f"{n}/{draw(st.integers(2, 9))}", n != 0)
+    b.wrong("unicode superscript", f"{n}²", n > 1)
+    b.wrong("first digits only", f"{sign}{digits[:-1]}", len(digits) > 1)
+    b.wrong_text("a later boxed answer", b.wrapper.format(f"{n}\n\nSo the final answer is $\\boxed{{{m}}}$."))
+    b.wrong_text("a later bare box", b.wrapper.format(f"{n}\n\n$\\boxed{{{m}}}$"))
+    b.right_text("the same value boxed later", b.wrapper.format(f"{n}\n\n$\\boxed{{{n}}}$"))
+    b.right("dollar", f"${n}", n >= 0)
+    b.right("bold", f"**{n}**")
+    b.right("trailing full stop", f"{n}.")
+    b.right("trailing zero decimal", f"{n}.0")
+    b.right("unit word", f"{n} dollars")
+    b.right("box", f"\\boxed{{{n}}}")
+    b.right_text("prose on later lines", b.wrapper.format(f"{n}\n\nThis follows from adding the parts. It took {m} steps."))
     if abs(n) >= 1000:
-        b.right("thousands separator", f"#### {sign}{abs(n):,}")
-    return Gold("gsm8k", GSM8K, str(n), tuple(b.items))
+        b.right("thousands separator", f"{sign}{abs(n):,}")
+    return Gold("gsm8k", GSM8K, str(n), tuple(b.items), "gsm8k")
 
 
 @st.composite
@@ -804,6 +813,26 @@ def choices(draw) -> Gold:
     return Gold("choice", b.source, letter, tuple(b.items))
 
 
+@st.composite
+def choice_letters(draw, options: str = "ABCD") -> Gold:
+    """A multiple-choice gold, one letter of `options`: another letter, two letters or the letter
+    denied are different answers; the letter in parentheses is the same one."""
+    if len(set(options)) < 2:
+        raise ValueError(f"choice_letters needs two options or more, not {options!r}")
+    letter = draw(st.sampled_from(options))
+    others = draw(st.permutations([c for c in dict.fromkeys(options) if c != letter]))
+    other = others[0]
+    b = _builder(draw)
+    b.wrong("another letter", other)
+    b.wrong("yet another letter", others[-1], len(others) > 1)
+    b.wrong("two letters", f"{letter} and {other}")
+    b.wrong("letter or another", f"{letter} or {other}")
+    b.wrong("letters listed", f"{other}, {letter}")
+    b.wrong("not the letter", f"not {letter}")
+    b.right("parenthesised", f"({letter})")
+    return Gold("choice letter", b.source, letter, tuple(b.items))
+
+
 FAMILIES = {
     "integer": integers(), "decimal": decimals(), "fraction": fractions(),
     "mixed number": mixed_unicode(), "surd": surds(), "pi": pi_forms(), "polynomial": polynomials(),
@@ -816,6 +845,34 @@ FAMILIES = {
 }
 
 
-def golds() -> st.SearchStrategy[Gold]:
-    """A gold of any family, with its mutations."""
-    return st.one_of(*FAMILIES.values())
+def golds(*families: str) -> st.SearchStrategy[Gold]:
+    """A gold of the named families (default: every family but GSM8K's), with its mutations.
+
+    >>> sorted(FAMILIES)[:3]
+    ['based number', 'choice', 'complex']
+    """
+    names = families or tuple(name for name in FAMILIES if name != "gsm8k")
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown gold families {unknown}; known: {', '.join(sorted(FAMILIES))}")
+    return st.one_of(*(FAMILIES[name] for name in names))
+
+
+def gsm8k_amounts() -> st.SearchStrategy[Gold]:
+    """A GSM8K gold (a whole amount), with mutations written after `####`."""
+    return FAMILIES["gsm8k"]
+
+
+def text_golds(texts: st.SearchStrategy[str]) -> st.SearchStrategy[Gold]:
+    """Golds from a strategy of plain texts: each with two answers that are certainly not it (a
+    number off by one either way, another choice letter, or the text plus and minus one)."""
+    return texts.map(text_gold)
+
+
+def text_gold(text: str) -> Gold:
+    """A gold of any text, with two answers that are certainly not it."""
+    from ..probe.attacks import wrong_answers
+
+    wrong = tuple(Mutation(name, answer, False, answer)
+                  for name, answer in zip(("another value", "yet another value"), wrong_answers(text)))
+    return Gold("text", "", text, wrong)

@@ -1,14 +1,14 @@
-"""The fuzzer's property, judged through the public API (`rewards.verl.compute_score`, the function
-verl loads): a mutated wrong answer is never paid, a respelt right one is paid, and no verdict is
-ever `error`."""
+"""The mutation fuzzer's property for the built-in scorers, judged through the function verl loads
+(`rewards.verl.compute_score`): a mutated wrong answer is never paid, a respelt right one is paid,
+and no verdict is ever `error`. `make fuzz` and the test suite draw the cases from
+`rewards.testing.golds.FAMILIES` and `rewards.testing.wrappers.placed_golds`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewards.verl import compute_score
-
-from .strategies import Gold, Mutation
+from ..verl import compute_score
+from .golds import Gold, Mutation
 
 
 @dataclass(frozen=True)
