@@ -199,10 +199,9 @@ def test_plain_text_golds_and_unsettled_wrappers():
                      wrappers=ALL, max_examples=30)
 
 
-def test_the_budget_bounds_the_check():
-    start = time.monotonic()
-    report = check_scorer("openai/gsm8k", max_examples=100_000, seconds=3)
-    assert time.monotonic() - start < 30 and all(n > 0 for n in report.cases.values())
+def test_the_budget_ends_the_check_between_runs_and_every_property_gets_its_share():
+    report = check_scorer("openai/gsm8k", max_examples=100_000, seconds=2)
+    assert all(0 < n < 100_000 for n in report.cases.values()), report.cases
 
 
 def test_the_strategies_and_formats():
@@ -262,10 +261,8 @@ def test_rewards_check_usage_errors_are_exit_2(capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("data_source", ["lighteval/MATH", "openai/gsm8k"])
 def test_rewards_check_passes_the_built_in_scorers_within_a_minute(data_source, capsys):
-    start = time.monotonic()
     assert main(["check", data_source, "--budget", "60", "--examples", "300"]) == 0
     assert capsys.readouterr().out.startswith(f"PASS {data_source}: passed")
-    assert time.monotonic() - start < 120  # the budget, and the workers' start
 
 
 def test_import_rewards_does_not_import_hypothesis_and_the_extra_is_named():
