@@ -76,12 +76,15 @@ _PHRASE_WORDS = frozenset("more less fewer greater larger smaller to through ove
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
 _WORD = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?")
 # Symbols that may follow a number as presentation: currencies of a whole unit, percent, degrees, quotes.
-_PRESENTATION_SYMBOLS = set("$\u20ac\u00a3\u00a5\u20b9%\u00b0'\"`()[]*_-/.!?,;:\u2019\u2013\u2014&")
+_PRESENTATION_SYMBOLS = set("$\u20ac\u00a3\u00a5\u20b9%\u00b0'\"`()[]*_-/.!?,;:\u2019\u2013\u2014&")   # not `¢`, `‰`
 _DENIAL_WORDS = frozenset("""
 wrong incorrect incorrectly false untrue erroneous erroneously mistake mistaken mistakenly error not no nope
 never none nothing neither nor hardly invalid
 """.split())
 _CHANGES_VALUE = (VALUE_WORDS - _PHRASE_WORDS) | _ESTIMATES | _OPERATIONS | _DENIAL_WORDS
+_CHANGES_LATER = (SCALE_WORDS | _ESTIMATES | _OPERATIONS) - {"by", "over"}
+# A coin or a hundredth of a currency: `5 cents`, `5 ¢`, `5 pence` are not 5 of the currency asked for.
+_SUB_UNITS = frozenset("cent cents pence penny pennies paise kopeks centavos centimes".split())
 
 
 def number_word(word: str) -> bool:
@@ -120,15 +123,16 @@ def plain_tail(line: str, value: Fraction | None = None) -> bool:
     words = _WORD.findall(line)
     if not words:
         return True
-    if any(number_word(w) or w.lower() in _CHANGES_VALUE for w in words):
-        return False
-    if scales(words[0]) and not (words[0].lower() in ("a", "an", "per") and len(words) > 1):
-        return False
-    if words[-1].lower() in _DANGLING:
-        return False  # `5 to`, `5 and`: the line breaks off where another value would follow
-    head = _head(words)
-    if head is not None and value is not None and abs(value) > 1 and not _plural(head):
-        return False  # `5 tausend`, `5 mille`: a singular after five is no count noun
+    first = words[0].lower()
+    if first in _CHANGES_VALUE or first in _SUB_UNITS or (scales(words[0]) and not (first in ("a", "an", "per") and len(words) > 1)):
+        return False  # right after the number: `5 thousand`, `5 trn`, `5 neither`, `5 cents` (of a dollar)
+    if any(number_word(w) or w.lower() in _CHANGES_LATER for w in words) or _FAULT_RE.search(line):
+        return False  # anywhere on the line: `5 feet two inches`, `5 apples or so`, `5 apples is wrong`
+    if words[-1].lower() in _DANGLING or (len(words) == 1 and first in _PHRASE_WORDS):
+        return False  # `5 to`, `5 and`, `5 over`: the line breaks off where another value would follow
+    phrase = _phrase(words)
+    if phrase and value is not None and abs(value) > 1 and not any(_plural(w) for w in phrase):
+        return False  # `5 tausend`, `5 mille`: a phrase after five with no plural names no count of things
     return True
 
 
@@ -137,25 +141,21 @@ _PHRASE_BREAK = frozenset("""
 of in at to for from on by with per a an each apiece total altogether overall left remaining that which who
 is are was were will would be been and or but than more less fewer extra additional old tall long wide
 """.split())
-_DANGLING = frozenset("""to and or by with of than from over under above below through per more less fewer greater
-larger smaller higher lower""".split())
+_DANGLING = frozenset("""to and or by with of than from per more less fewer greater larger smaller higher lower""".split())
 _PRE_HEAD = frozenset("more less fewer extra additional whole full total new old big small".split())
 
 
-def _head(words: list[str]) -> str | None:
-    """The head noun of the phrase right after the number: its last word before a preposition or a
-    verb (`more dollars`, `pounds` of `pounds of meat`, `chocolate bars`); None when the phrase is
-    only function words (`per day`, `in total`, `more`)."""
-    head = None
+def _phrase(words: list[str]) -> list[str]:
+    """The noun phrase right after the number: its words before a preposition or a verb (`more
+    dollars`, `pounds` of `pounds of meat`, `chocolate bars`); empty when it is only function words
+    (`per day`, `in total`)."""
+    phrase = []
     for i, w in enumerate(words):
         low = w.lower()
         if low in _PHRASE_BREAK and not (i == 0 and low in _PRE_HEAD):
             break
-        if low not in _PRE_HEAD:
-            head = w
-    if head is None and words[0].lower() in _PRE_HEAD and len(words) == 1:
-        return words[0]   # `5 more` alone: a comparative with nothing compared
-    return head
+        phrase.append(w)
+    return phrase if any(w.lower() not in _PRE_HEAD for w in phrase) or len(words) == 1 else []
 
 
 def _plural(word: str) -> bool:
@@ -164,7 +164,7 @@ def _plural(word: str) -> bool:
         "'" in low or "\u2019" in low)
 
 
-_PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
+_PARENTHESIS = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]")
 
 
 def _drop_remarks(line: str, value: Fraction | None) -> str:
@@ -180,13 +180,20 @@ def _drop_remarks(line: str, value: Fraction | None) -> str:
 
 
 def remark_only(text: str) -> bool:
-    """Words that state no value and deny nothing: a remark (`the smallest such prime`, `in total`)."""
+    """Words that state no other value and deny nothing: a remark (`the smallest such prime`, `in
+    total`, `which is not prime`), or a reason that opens with `since` or `because` and offers no
+    alternative (`since 25 = 5^2`)."""
+    words = _WORD.findall(text)
+    if not words or _FAULT_RE.search(text) or re.search(r"(?i)\bnot\s+sure\b", text):
+        return False
+    if any(w.lower() in _HEDGES or w.lower() in ("or", "approx", "approximately", "about", "roughly") for w in words):
+        return False
+    if words[0].lower() in ("since", "because", "as", "by", "using", "via", "from"):
+        return True
     if any(c.isdigit() or c in "$\\=<>+^" for c in text):
         return False
-    words = _WORD.findall(text)
-    return bool(words) and not any(
-        number_word(w) or w.lower() in SCALE_WORDS or w.lower() in _OPERATIONS or w.lower() in _ESTIMATES
-        or w.lower() in _DENIAL_WORDS or w.lower() in _HEDGES for w in words)
+    return not any(number_word(w) or w.lower() in SCALE_WORDS or w.lower() in _OPERATIONS or w.lower() in _ESTIMATES
+                   for w in words)
 
 
 _SPELLED_UNITS = {w: i for i, w in enumerate(
@@ -223,9 +230,7 @@ _NEGATION = r"(?:\bnot|n['\u2019]t|\bnever|\bno|\bcannot|\bnor)"
 # `there are no more than 7` (the negation in the last three words before the answer).
 _NEGATED_PREDICATE = re.compile(rf"(?i){_NEGATION}\b(?:\W+\w+){{0,2}}\W*$")
 # The answer is a bound or an estimate: `more than 7`, `at most 7`, `about 7`, `~7`.
-_BOUND = re.compile(r"(?i)(?:\b(?:more|less|fewer|greater|larger|smaller|higher|lower|rather)\s+than|"
-                    r"\bat\s+(?:most|least)|\bup\s+to|\b(?:about|around|approximately|roughly|nearly|almost|"
-                    r"instead\s+of)|\\approx|\u2248|~)\s*$")
+_BOUND = re.compile(r"(?i)(?:\b(?:more|less|fewer|greater|larger|smaller|higher|lower|rather)\s+than|\binstead\s+of)\s*$")
 # A hedge on the answer: `maybe 7`, `perhaps \boxed{7}`, `the answer might be 7`, `it could be 7`.
 _HEDGES = frozenset("maybe perhaps possibly".split())
 _HEDGED = re.compile(r"(?i)(?:\b(?:maybe|perhaps|possibly)\W*$|"
@@ -255,8 +260,19 @@ def denied_before(text: str, at: int) -> bool:
     thinking of 4 numbers`) are conditions of the problem and deny nothing. The clause starts after
     the last `.`, `!`, `?`, line break, `,`, `;` or `:`."""
     window = text[max(0, at - _LOOKBACK):at]
+    if _TENTATIVE.search(window):
+        return True   # `Guess: \\boxed{6}`, `Tentatively, 6`
     last_break = _UP_TO_LAST_BREAK.match(window)
-    return _denies(window[last_break.end():] if last_break else window)
+    clause = window[last_break.end():] if last_break else window
+    if not clause.strip(" \t$*(\\[") and window[:last_break.end() if last_break else 0].endswith("\n"):
+        # the answer opens a line: a sentence the line before left unfinished goes on into it (`The total isn't\n#### 6`)
+        previous = window[:last_break.end() - 1].rsplit("\n", 1)[-1] if last_break else ""
+        if previous.strip() and not re.search(r"[.!?:;,)\]}$]\s*$|^\s*[#*>|]", previous):
+            return _denies(previous + " ")
+    return _denies(clause)
+
+
+_TENTATIVE = re.compile(r"(?i)\b(?:guess|tentative(?:ly)?|conjecture|hypothesis|estimate)\s*[:,]?\s*(?:is\s*)?(?:\$|\\\(|\*\*)*\s*$")
 
 
 @lru_cache(maxsize=8192)   # the clause before an answer is the same few phrasings, run after run
@@ -279,6 +295,20 @@ def _denies(clause: str) -> bool:
     return bool(_DENYING_MATRIX.search(near))
 
 
+# Another value offered right before the answer, where one answer belongs: `\\boxed{8} / \\boxed{7}`, `8 or \\boxed{7}`.
+_OFFERED_BEFORE = re.compile(
+    rf"(?:(\\(?:boxed|fbox)\{{[^{{}}\n]{{1,80}}\}})\s*(?:\$|\\\))?\s*/|({NUMBER})\s*(?:\$|\\\))?\s*(?:/|\bor\b|\\lor))"
+    r"\s*(?:\$|\\\()?\s*$")   # boxes joined by `or` are one list answer (rewards.math.extract): not here
+
+
+def offered_before(text: str, at: int, differs: Callable[[str], bool]) -> bool:
+    """Whether another value is offered beside the answer that starts at `at`, just before it on
+    its line (`$\\boxed{8}$ / $\\boxed{7}$`), and `differs` from it: two answers where one belongs."""
+    line = text[max(0, at - 120):at].rsplit("\n", 1)[-1]
+    found = _OFFERED_BEFORE.search(line)
+    return bool(found) and differs(_inner(found.group(1) or found.group(2), line, found.start()))
+
+
 # --- the text after the answer --------------------------------------------------------------------
 
 _TAIL_WINDOW = 2000  # characters after an answer read for a retraction
@@ -290,7 +320,7 @@ _SENTENCE = re.compile(rf"(?:(?!{_END})[^\n])*(?:{_END}(?:\$\$|\$|\\[)\]]|\*\*)*
 _STRUCK = re.compile(r"(?s)~~.*?~~|<(s|del|strike)>.*?</\1>")
 _LIST_MARKER = re.compile(r"(?m)^(\s*(?:[-*]\s+)?)(?:\d{1,2}|[a-zA-Z])[.)](?=[ \t]+\S)")   # `1. Note ...`: a list item
 _STRIKE_OPEN = re.compile(r"~~|<(?:s|del|strike)>")
-_STRIKE_CLOSE = re.compile(r"^(?:\s|\$|\*\*|\\[)\]])*(?:~~|</(?:s|del|strike)>)")
+_STRIKE_CLOSE = re.compile(r"^(?:\s|\$|\*\*|\\[)\]]|[.,;!?])*(?:~~|</(?:s|del|strike)>)")
 
 # A value in a sentence: a box, a math span, a number, a run of number words.
 _VALUE = re.compile(
@@ -322,11 +352,11 @@ _EQUATED = re.compile(r"^(?:\s|\$|\\\)|\*\*)*(?:=|\\equiv)\s*(?:\$|\\\()?\s*$")
 # After a value: it is offered as an answer (`5 works`, `6 is also a solution`, `4 is correct`).
 _OFFERED_AFTER = re.compile(
     rf"(?i)^(?:\s|\$|\*\*|\\[)\]]|,|\band\b|\bor\b|\bboth\b|\$[^$]{{1,80}}\$|{NUMBER})*(?:(?:also|too|both|all|still|each|then|instead)\s+)*"
-    r"(?:work|works|worked|fits?|satisf(?:y|ies)|would\s+(?:also\s+)?work|could\s+(?:also\s+)?work|"
+    r"(?:work|works|worked|fits?|satisf(?:y|ies)|would\s+(?:also\s+)?work|could\s+(?:also\s+)?work|it\s+is\b|it['\u2019]s\b|"
     r"(?:is|are|was|were)\s+(?:also\s+)?(?:a\s+|an\s+|the\s+)?(?:(?:correct|right|valid|possible|final|real|true)\b|"
     r"(?:answer|answers|solution|solutions|root|roots|candidate|option)\b))")
-_COMPARED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*)*(?:(?:more|less|fewer|greater|larger|smaller|times|percent|minus|plus|"
-                             r"divided|multiplied|over)\b|[-+*/^%]|\\%|\\(?:cdot|times|div)\b)")
+_COMPARED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*)*+(?:(?:more|less|fewer|greater|larger|smaller|times|percent|minus|plus|"
+                             r"divided|multiplied|over)\b|[-+/^%]|\*(?!\*)|\\%|\\(?:cdot|times|div)\b)")
 # Before a value: it is an alternative offered beside what came before (`, or maybe 6`, `or 6`).
 _ALTERNATIVE = re.compile(r"(?i)\bor\s+(?:(?:maybe|perhaps|possibly|even|rather|else|alternatively|equivalently|"
                           r"just|simply|else|instead)\s+)*(?:\$|\\\(|\*\*)?\s*$")
@@ -336,13 +366,15 @@ _GOVERNED = re.compile(r"(?i)(?:\b(?:by|of|at|for|from|to|in|on|with|than|betwee
                        r"over|after|before|each|every|per|minus|plus|times|into|like)|[<>+\-*/^]|"
                        r"\\(?:cdot|times|div|le|ge|leq|geq|neq)|[a-zA-Z]\s*=)\s*(?:\$|\\\()?\s*$")
 # The answer denied in its own sentence: `\boxed{7} is wrong`, `(incorrect)`, `is not the answer`.
-_FAULT = (r"(?:wrong|incorrect|false|untrue|invalid|erroneous|mistaken|off|bogus|"
+_FAULT = (r"(?:wrong|incorrect|false|untrue|invalid|erroneous|mistaken|bogus|"
           r"a\s+(?:mistake|typo|miscalculation)|an\s+error|"
           r"not\s+(?:correct|right|true|valid|it|possible|the\s+(?:final\s+|correct\s+|right\s+)?answer)|"
           r"n['\u2019]t\s+(?:correct|right|true|valid|it|possible|the\s+(?:final\s+|correct\s+|right\s+)?answer))")
+_FAULT_RE = re.compile(rf"(?i)\b{_FAULT}\b")
 _DENIED_AFTER = re.compile(
     r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:(?:is|was|seems|looks|appears|must\s+be|might\s+be|may\s+be|could\s+be)\s+)?"
     rf"(?:(?:definitely|clearly|probably|actually|likely|completely|totally|surely|still)\s+)?{_FAULT}\b(?!\s+to\b)")
+_FIRST_WORD = re.compile(r"^(?:\s|\$|\*\*|\\[)\]]|\})*([A-Za-z]+)")
 _HEDGED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:maybe|perhaps|possibly|not\s+sure|i\s+guess)\b")
 # A later sentence that denies the answer or the work (`this answer is wrong`, `I made a mistake`, `that's
 # not right`, `it does not satisfy the condition`); a fault set off by `to` or `that` is an expletive's
@@ -381,17 +413,32 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
         return False   # `$.`, `$$`, `**`: every way of taking an answer back needs a word or a number
     if _DENIED_AFTER.match(first) or _HEDGED_AFTER.match(first):
         return True
+    unit = _FIRST_WORD.match(first)
+    if unit and unit.group(1).lower() in _SUB_UNITS:
+        return True   # `$\\boxed{4.50}$ cents` for dollars: a hundredth of the currency asked for
     different = differs or (lambda token: True)
     text = _LIST_MARKER.sub(r"\1", _STRUCK.sub(" ", _close_answer_math(after)))
+    decided = None     # the last sentence that put a value forward: does it differ from the answer?
+    question = False   # that sentence was a question (`Could it be -4?`), which a `No` answers
     at = 0
     for sentence in _SENTENCE.finditer(text):
         body = sentence.group()
-        if body.strip() and (_voided(body, different, at == 0) or (at and _denies_answer(body))):
-            return True
+        if body.strip():
+            if question and _REJECTION.match(body) or question and _ANSWERED_NO.match(body):
+                decided, question = None, False   # `Could it be 8? No.`: the question is answered
+            elif at and _denies_answer(body):
+                return True
+            else:
+                verdict = _put_forward(body, different, at == 0)
+                if verdict is not None:
+                    decided, question = verdict, body.rstrip(" $*)\\]").endswith("?")
         at = sentence.end()
         if at >= len(text):
             break
-    return False
+    return bool(decided)
+
+
+_ANSWERED_NO = re.compile(r"(?i)^\W*(?:no|nope|not)\b")
 
 
 _DOLLAR = re.compile(r"(?<!\\)\$\$?")
@@ -421,26 +468,99 @@ def _denies_answer(sentence: str) -> bool:
     return bool(_FAULTED.search(sentence) or _REJECTION.match(sentence))
 
 
-def _voided(sentence: str, differs: Callable[[str], bool], own: bool) -> bool:
-    """Whether `sentence` puts forward a value other than the answer. `own` is the answer's own
-    sentence (the text right after it), where an alternative needs no opener (`, or 6`)."""
-    for value in _values(sentence):
-        start, end, token = value
+def _put_forward(sentence: str, differs: Callable[[str], bool], own: bool) -> bool | None:
+    """Whether `sentence` puts forward a value other than the answer (True), only the answer (False),
+    or no value as an answer (None). `own` is the answer's own sentence (the text right after it),
+    where an alternative needs no opener (`, or 6`). Two values offered in one sentence (`Both 5
+    and 6 work`) differ when either does."""
+    verdict = None
+    for start, end, token in _values(sentence):
         lead = sentence[:start]
-        core = _FILLER.match(lead).end() == len(lead)
-        if token.startswith(("\\boxed", "\\fbox")):
-            candidate = True    # a later box is an answer slot
-        elif _ALTERNATIVE.search(lead):
-            candidate = not _governed_list(lead) or (own and not _words_before_list(lead))
-        elif _PUT_FORWARD.search(lead) or own and _EQUATED.match(lead):
-            candidate = not _COMPARED_AFTER.match(sentence[end:])
-        elif _OFFERED_AFTER.match(sentence[end:]):
-            candidate = not _governed_list(lead) or core
-        else:
-            candidate = core and _bare(sentence[end:])
-        if candidate and differs(_inner(token, sentence, start)):
-            return True
-    return False
+        if not _candidate(sentence, lead, start, end, token, own):
+            continue
+        verdict = verdict or differs(_inner(token, sentence, start))
+    return verdict
+
+
+def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: bool) -> bool:
+    """Whether the value `token` at `start:end` is put forward as the answer or beside it."""
+    if token.startswith(("\\boxed", "\\fbox")):
+        return True    # a later box is an answer slot
+    rest = sentence[end:]
+    clause = _CLAUSE_START.split(lead)[-1]
+    if _NEGATED_LIST.search(clause):
+        return False   # `neither $x = 2$ nor $x = 4$ works`
+    if _equation(token):
+        return bool(own and _EQUATED.match(lead))   # `Check: $2^3 = 8$.`: working, not a value put forward
+    core = (_FILLER.match(lead).end() == len(lead) or bool(_LABEL.match(lead))
+            or bool(_AFTER_BREAK.search(lead)))
+    if _ALTERNATIVE.search(lead):
+        return not _governed_list(lead) or (own and not _words_before_list(lead))
+    if _COMPARED_AFTER.match(rest):
+        return False   # `3 more than`, `6 minus 1`: an operand, not a value put forward
+    if _REJECTED_AFTER.match(rest):
+        return False   # `so $\\pi$ is not a period`, `6 doesn't work`, `so 6 was wrong`: a value ruled out
+    if own and _EQUATED.match(lead) or _STATED_AS.search(lead) and not (own and _RELATIVE.search(lead)):
+        return True
+    if _PUT_FORWARD.search(lead):
+        # `That is 2 hours and 40 minutes`, `this is $30^\\circ$`: the same quantity in other units
+        return not (_POINTS_BACK.search(lead) and _converted(token, rest))
+    if _OFFERED_AFTER.match(rest):
+        return not _governed_list(lead) or core
+    if _CORRECTION.search(clause) and not _GOVERNED.search(lead) and not _OPERAND_AFTER.match(rest):
+        return True    # `She actually needs 8 dollars more.`
+    return core and _bare(rest)
+
+
+_REJECTED_AFTER = re.compile(
+    r"(?i)^(?:\s|\$|\*\*|\\[)\]])*(?:itself\s+)?(?:(?:is|was|are|were)\s+(?:also\s+)?(?:not|never|excluded|ruled\s+out|rejected|wrong|"
+    r"incorrect|impossible|invalid)|(?:is|was|are|were|does|did|do|can|could|would)n['\u2019]t|(?:does|did|do)\s+not|"
+    r"cannot|can\s+not|fails?|failed)\b")
+_RELATIVE = re.compile(r"(?i)\b(?:whose|which|that|where|when|if|with|such)\b")
+# A value right after a hard break and only fillers: `I retract this; 18.`, `— nope, 13.`
+_AFTER_BREAK = re.compile(r"(?i)(?:^|[;:]|\s[-\u2013\u2014]+)\s*(?:(?:no|nope|oops|sorry|wait|actually|hmm+|so|or|maybe|make\s+that|"
+                          r"rather|instead)\b[\s,.!]*)*(?:\$|\*\*)?\s*$")
+_RELATION = re.compile(r"=|<|>|\\(?:le|ge|leq|geq|neq|ne|approx|equiv|implies)(?![a-zA-Z])")
+_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?|\\[a-zA-Z]+)\s*=")
+
+
+def _equation(token: str) -> bool:
+    """A math value that relates expressions (`(4\\sqrt2)^2 = 32`), not one that names a variable's value
+    (`x = 9`)."""
+    inner = _MATH_DELIMITERS.sub("", token.strip())
+    found = _RELATION.findall(inner)
+    return bool(found) and not (len(found) == 1 and _VARIABLE_SIDE.match(inner))
+
+
+# A value's clause starts after the last `,` `;` `:` or dash before it.
+_CLAUSE_START = re.compile(r"[,;:]\s|\s[-\u2013\u2014]+\s")
+_NEGATED_LIST = re.compile(r"(?i)\b(?:neither|nor|not|never|none\s+of)\b")
+# A label and a colon before a bare value: `Computed: 7.`, `Revised answer: 10`, `Total: 23`.
+_LABEL = re.compile(r"(?i)^(?:\W|\b(?:so|oops|sorry|wait|no|nope|hmm+)\b)*[A-Za-z]+(?:\s+[A-Za-z]+){0,2}\s*:\s*(?:\$|\*\*)?\s*$")
+# Words that state a value as the result whatever the subject: `giving 9`, `I meant 21`, `should read 16`,
+# `revised to 25`; and a quantity asked for stated again (`the total is 23`, `the count is 29`).
+_STATED_AS = re.compile(
+    r"(?i)(?:(?:^|[,;:(]\s*|\s[-\u2013\u2014]+\s*)(?:giving|which\s+gives|so|thus|hence)|\bi\s+meant|\bshould\s+read|"
+    r"\b(?:revised|changed|corrected|updated)\s+to|"
+    r"\b(?:total|count|sum|amount|number|answer|result|solution)\s*(?:is|was|becomes|comes\s+to|should\s+be|must\s+be|"
+    r"would\s+be|:)(?:\s+(?:actually|really|then|now|instead|just))?)\s*(?:\$|\\\(|\*\*)?\s*$")
+# Pronoun subjects, whose value may restate the answer in other units.
+_POINTS_BACK = re.compile(r"(?i)\b(?:this|that|it|which)(?:['\u2019]s|\s+(?:is|was|equals))\b[^.?!]{0,20}$|\bi\.e\.?|\bthat\s+is")
+_CORRECTION = re.compile(r"(?i)\b(?:actually|instead|in\s+fact|rather)\b")
+_OPERAND_AFTER = re.compile(r"^\s*(?:\$\s*)?(?:[=<>+\-*/^]|\\(?:cdot|times|div|le|ge|neq))")
+_UNIT_IN_SPAN = re.compile(r"\^\s*\{?\\circ|\\text\{\s*[A-Za-z]|\\(?:mathrm|mbox)\{\s*[A-Za-z]")
+
+
+def _converted(token: str, rest: str) -> bool:
+    """The value names a unit, so it restates a quantity rather than offering an answer."""
+    if _UNIT_IN_SPAN.search(token):
+        return True
+    words = _WORD.findall(rest.split(".", 1)[0])
+    return bool(words) and not scales(words[0]) and words[0].lower() not in _CONNECTIVES and (
+        _plural(words[0]) or words[0].lower() in _INVARIANT)
+
+
+_CONNECTIVES = frozenset("which that and or but so since because as if when where then is are was were".split())
 
 
 _BARE_REST = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[.!,;:)]|\b(?:instead|then|after\s+all|actually|apples?)\b)*$")

@@ -43,7 +43,9 @@ _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]|\.\.")  # `..`: `$85$...` goes on
 _WORD = re.compile(r"[A-Za-z]+")
-_REMARK = re.compile(r"(?<=\S)\s*\(([^()]*)\)\s*$")   # a closing parenthesis after the answer
+# A closing remark after the answer: a parenthesis, a bracket, or a clause that opens with `which`, `since`
+# or `because` (`17 (the smallest such prime)`, `10 [segments]`, `1001, which is not prime`).
+_REMARK = re.compile(r"(?<=\S)\s*(?:\(([^()]*)\)|\[([^\[\]]*)\]|,\s*((?:which|since|because)\b[^,]*))\s*$")
 # A sentence ends at a full stop (not that of `i.e.`, `e.g.`, `approx.`, `vs.`) or where a reason or
 # a wish starts; a relative clause (`, which is 20`) is part of it, so a value there qualifies the span.
 _SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)(?<!\.)\.(?:\s|$)|\s(?:I hope|because|since)\b")
@@ -329,6 +331,6 @@ def split_statement(tail: str) -> tuple[str, str]:
     stop = _SENTENCE_END.search(tail)
     answer, after = (tail[:stop.start()] if stop else tail).strip(), tail[stop.start():] if stop else ""
     remark = _REMARK.search(answer)
-    if remark and remark_only(remark.group(1)):   # `17 (the smallest such prime)`: a remark, not the value
+    if remark and remark_only(next(g for g in remark.groups() if g is not None)):   # `17 (the smallest such prime)`: a remark, not the value
         return answer[:remark.start()].strip(), answer[remark.start():] + after
     return answer, after

@@ -28,8 +28,8 @@ from ..math.labels import align
 from ..math.normalize import read_answer, repair_gold_escapes
 from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
-from ..prose import denied_before, differs_from, taken_back, value_of
-from ..region import answer_region, answer_tag
+from ..prose import denied_before, differs_from, offered_before, taken_back, value_of
+from ..region import ANSWER_CLOSE, answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
@@ -84,6 +84,9 @@ def judge_math(response: str, ground_truth: Any, settings: Settings, answer_line
         return failed(Verdict.NO_ANSWER, "cut off inside <think>")
     tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
     raw, reason = find_answer(region if tagged is None else tagged, answer_line, tagged is not None)
+    if raw is not None and tagged is not None and taken_back(region[region.rfind(ANSWER_CLOSE) + len(ANSWER_CLOSE):],
+                                                               _differs(raw)):
+        raw, reason = None, f"{TAKEN_BACK} after </answer>"   # `<answer>12</answer> Sorry, correct answer: 14.`
     if raw is None:
         verdict = Verdict.UNPARSABLE_PRED if reason.startswith(("unclosed", TAKEN_BACK, ATTACHED)) else Verdict.NO_ANSWER
         return failed(verdict, reason)
@@ -126,7 +129,9 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
         restated = stated is not None and _STATES_VALUE.match(after, stated[1])
-        if (denied_before(region, box.start) or taken_back(after, _differs(content), region[max(0, box.start - 200):box.start])
+        differs = _differs(content)
+        if (denied_before(region, box.start) or offered_before(region, box.start, differs)
+                or taken_back(after, differs, region[max(0, box.start - 200):box.start])
                 or restated and not _agree(stated[0], content)):
             return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
         if attached(region, box.start, box.end):  # `-\boxed{21}`, `\boxed{21}^2`, `\boxed{21} thousand`

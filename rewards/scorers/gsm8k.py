@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ..number_text import NUMBER, NUMBER_RE, format_number, number_value, parse_number
 from ..prose import denied_before, differs_from, plain_tail, taken_back
-from ..region import answer_region, answer_tag
+from ..region import ANSWER_CLOSE, answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
 from ..settings import Settings
@@ -44,11 +44,17 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
     if region is None:
         return failed(Verdict.NO_ANSWER, "cut off inside <think>")
     tagged = answer_tag(region) if settings.format_rule == "think_answer" else None
+    mode, after = settings.gsm8k_mode, None
     if tagged is not None:  # the tag holds the answer: read as if it followed `####`, with its guards
         if not tagged.strip():
             return failed(Verdict.NO_ANSWER, "empty <answer> block")
-        region = tagged if MARKER in tagged else f"{MARKER} {_STATED.sub('', tagged.strip(), count=1)}"
-    if settings.gsm8k_mode == "strict":
+        after = region[region.rfind(ANSWER_CLOSE) + len(ANSWER_CLOSE):]   # read for a take-back, never for the answer
+        stated = _STATED.sub('', tagged.strip(), count=1)
+        if MARKER in tagged or _LEADING_NUMBER.match(_DRESSING.sub("", stated)):
+            region = tagged if MARKER in tagged else f"{MARKER} {stated}"
+        else:   # a sentence (`Each friend gets 8 cookies.`): its last number, read as the flexible mode reads it
+            region, mode = tagged, "flexible"
+    if mode == "strict":
         token, reason = strict_answer(region)
         seen = MARKER in region
     else:
@@ -60,6 +66,8 @@ def score_gsm8k(response: str, ground_truth: Any, extra_info: Mapping[str, Any] 
     value = number_value(token)
     if value is None:
         return failed(Verdict.UNPARSABLE_PRED, f"{token!r} is not a finite number", token)
+    if after is not None and taken_back(after, differs_from(value)):
+        return failed(Verdict.UNPARSABLE_PRED, f"the text after </answer> takes it back: {after[:60]!r}")
     pred = format_number(value)
     return correct(pred) if value == gold else wrong(pred)
 
