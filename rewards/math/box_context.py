@@ -1,11 +1,22 @@
-"""Whether the final box is the whole answer or only part of the expression written around it.
+"""Whether the final box is the whole answer or an operand of the math written around it.
 
-`$x = -\\boxed{21}$`, `$\\boxed{21}^2$`, `$\\frac{\\boxed{21}}{7}$`, `$1\\boxed{21}$`, `$\\boxed{21}.5$`
-and `$\\boxed{21}$ thousand` state another value than 21: the box frames a piece of the answer, so
-reading the box alone would pay a wrong answer. Presentation around a box stays allowed: a label
-(`x = \\boxed{3}`), a unit or degree sign (`\\boxed{5}\\text{ cm}`, `\\boxed{30}^\\circ`, `\\%`), a
-wrapper (`\\text{\\boxed{5}}`, `**\\boxed{5}**`), a bullet (`- \\boxed{5}` at a line's start).
-Only the same line is read, a few characters each side.
+`$x = -\\,\\boxed{21}$`, `$\\boxed{21}^2$`, `$\\frac 1{\\boxed{21}}$`, `$-(\\boxed{21})$`, `$1\\boxed{21}$`,
+`$\\boxed{21}.5$`, `$\\boxed{3} x + 2$`, `$\\boxed{21}$ $\\times 10^3$`, `negative $\\boxed{21}$` and
+`$\\boxed{21}$ thousand` state another value than 21: the box frames a piece of the answer, so reading
+the box alone would pay a wrong answer.
+
+The box's formula (rewards.math.span: the whole math span, joined with the formulas next to it) is
+read with a LaTeX tokenizer (pylatexenc), and the box is judged at each level that holds it: the
+items right before and right after it must end the expression there. What ends it: the formula's
+edge, a relation that states the box (`=`, `\\approx`, `:`, `\\Rightarrow`), a separator (`,` `;`
+`&` `\\\\`), a full stop, another box (boxes side by side are a list: rewards.math.extract). What
+only presents it is skipped: spacing (`\\,` `\\;` `\\!` `\\quad`), a currency sign before it (`\\$`),
+a degree or percent sign, a unit in `\\text{}` after it, brackets around it alone (`(\\boxed{5})`),
+a wrapper (`\\text{\\boxed{5}}`, `\\mathbf{}`). Anything else next to it (a number, a letter, an
+operator, a bracket it does not close, a function) makes it an operand; so does an argument of
+any other command (`\\frac`, `\\sqrt`, `\\overline`, a power's braces). A word of the value's own
+(a number, a scale, an operation: `\\text{ thousand}`, `\\text{ squared}`) after the box changes it.
+The formula is read only when the box is not all of it; the reading is cached by its text.
 """
 
 from __future__ import annotations
@@ -13,57 +24,329 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..number_text import VALUE_WORDS
-from ..prose import SHORT_WORDS
+from pylatexenc import latexwalker, macrospec
 
-# Just before `\boxed`: a digit or operator glued to it (`1\boxed{2}`, `2^\boxed{3}`), a sign after `=`,
-# `$` or `(` (`x = -\boxed{21}`), an operation or a relation (`5 \times \boxed{3}`, `x > \boxed{5}`),
-# a bracket that takes a value (`|\boxed{-5}|`, `\lfloor\boxed{5.5}\rfloor`), or a brace that opens an
-# operand (`\frac{\boxed{1}}{2}`, `\frac{1}{\boxed{2}}`, `\sqrt{\boxed{2}}`, `\overline{\boxed{5}}`).
-_OPERAND_BEFORE = re.compile(
-    r"(?:[\d^_/|]|[=$(][ \t]*[-+][ \t]*|(?<=\S)[-+]|(?:[<>]|"
-    r"\\(?:pm|mp|cdot|times|div|[lg]eq?|neq?|neg|lnot|[lg]eqslant|l[vV]ert|lfloor|lceil|mid)(?![a-zA-Z]))[ \t]*|"
-    r"(?:\\[dtc]?frac|\\binom|\\sqrt(?:\[[^\]\n]*\])?|[\^_]|\\[dtc]?frac\{[^{}\n]*\}|\\binom\{[^{}\n]*\}|"
-    r"\\(?:overline|bar|hat|tilde|vec|dot)[ \t]*)[ \t]*\{[ \t]*)$")
-# Just after the box: a digit, a decimal part, a factorial, a prime, a subscript, a power that is not
-# a degree sign, a letter (`\boxed{7}x`, `\boxed{7}k`), a Unicode number (`½`, `²`), more digits
-# (`\boxed{7}\,000`, `\boxed{7},000`), a product or function (`\pi`, `\sqrt{2}`, `\ln 2`), an operation,
-# or a bracket closed around the box and then raised or multiplied (`(\boxed{5})^2`).
-_OPERAND_AFTER = re.compile(
-    r"^(?:(?:\)|\\right\)|\]|\\right\]|\|)*(?:\d|\.\d|!|'|_|\(|\^(?![ \t]*\{?[ \t]*\\circ)|[A-Za-z](?![A-Za-z])|"
-    r"(?:\\,|\{,\}|,|\\ |[ \t])\d{3}(?!\d)|"
-    r"(?:[ \t]|\\[,;:! ])*\\(?:pi|sqrt|[dt]?frac|ln|log|exp|sin|cos|tan|sec|csc|cot|mathbf\{i\}|mathrm\{[ie]\})(?![a-zA-Z])|"
-    r"(?:[ \t]|\\,)*(?:\\(?:cdot|times|div)(?![a-zA-Z])|(?:[-+*/]|\\(?:pm|mp)(?![a-zA-Z]))[ \t]*[\d\\(])))")
-# A `\text{}` or `\mathrm{}` right after the box whose words change the value (`\text{ thousand}`,
-# `\mathrm{k}`, `\text{ or } 8`).
-_TEXT_AFTER = re.compile(r"^(?:[ \t]|\\,)*\\(?:text|mathrm|textrm|textnormal|operatorname)\{([^{}]*)\}")
-_WORDS = re.compile(r"[A-Za-z]+")
-# Short words in such a `\text{}` that name a unit, a time of day or an ordinal, beyond prose's units.
-_SHORT_PRESENTATION = SHORT_WORDS | frozenset("st nd rd th am pm AM PM yr yrs wk mo dB".split())
-# After the box and its closing presentation (`$`, `\)`, `\]`, `**`), on its line: the first word.
-_FIRST_WORD = re.compile(r"^(?:[ \t]|\$|\\\)|\\\]|\*\*)*([A-Za-z]+)")
-_WINDOW = 40
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9_-]*>")  # `<answer>\boxed{7}</answer>`: a tag, not a relation
+from . import units
+from .span import answer_span, wrapped
+
 ATTACHED = "the box is part of a larger answer"  # the reason an attached box gives (unparsable_pred)
-# Value words that after an answer only say how it was reached (`\boxed{5} to the nearest unit`).
-_HARMLESS_AFTER = frozenset({"to", "through", "over"})
+MAX_FORMULA_CHARS = 1200
+"""A formula is read at most this far each side of the box (the tokenizer is pure Python)."""
+
+_CONTEXT = latexwalker.get_default_latex_context_db()
+_CONTEXT.add_context_category("answers", prepend=True, macros=[
+    macrospec.MacroSpec(name, "{") for name in (
+        "boxed", "fbox", "hbox", "operatorname", "textnormal", "textup", "textsf", "mathsf", "boldsymbol",
+        "bm", "pmb", "mathbb", "mathcal", "mathfrak", "text", "mbox", "mathrm", "textrm", "textbf",
+        "mathbf", "textit", "mathit", "emph", "underline", "overline", "bar", "hat", "tilde", "vec", "dot", "pmod")
+] + [macrospec.MacroSpec(name, "{{") for name in (
+    "dfrac", "tfrac", "cfrac", "binom", "dbinom", "tbinom", "textcolor", "colorbox")])
+
+_BOXES = frozenset({"boxed", "fbox"})
+# Commands whose argument is presented, not computed on: a box inside is still the whole answer.
+_WRAPPERS = frozenset("""
+boxed fbox hbox mbox text textnormal textup textsf textrm textbf textit emph mathbf mathrm mathsf
+boldsymbol bm pmb underline color textcolor colorbox displaystyle textstyle
+""".split())
+_TEXT_COMMANDS = frozenset("text mbox hbox textnormal textup textsf textrm textbf textit emph mathrm operatorname".split())
+_SPACING = frozenset({",", ";", ":", "!", " ", "enspace", "thinspace", "medspace", "thickspace",
+                      "negthinspace", "hspace", "displaystyle", "textstyle", "color", "nonumber", "notag"})
+_WIDE = frozenset({"quad", "qquad"})
+_CURRENCY = frozenset({"$", "pounds", "euro", "yen", "textdollar", "textsterling", "texteuro"})
+_RELATIONS = frozenset("""
+approx approxeq simeq sim cong equiv coloneqq eqqcolon Rightarrow Longrightarrow implies rightarrow
+longrightarrow to therefore iff Leftrightarrow mapsto in
+""".split())
+"""Relations that state the box (`x \\in \\boxed{[0,1)}`, `a \\equiv \\boxed{9}`); an order (`<`, `\\le`) makes
+the box a bound, not the answer."""
+_BREAKS = frozenset({"\\", "newline", "cr", "hline", "(", ")", "[", "]"})   # `\\)`: a formula's edge
+_DEGREE = frozenset({"circ", "degree"})
+_SIZED = frozenset("left right bigl bigr Bigl Bigr biggl biggr Biggl Biggr big Big bigg Bigg".split())
+_OPENERS = {"(": ")", "[": "]"}
+_WORD = re.compile(r"[^\W\d_]+")
+# Words that, right before a formula, apply an operation to it (`negative $\boxed{5}$`, `the
+# reciprocal of $\boxed{5}$`); comparisons (`at least`, `a maximum of`) describe the answer and stay.
+_SIGN_WORDS = frozenset("negative minus negated plus times twice thrice double triple half".split())
+_OPERATION_OF = frozenset("""
+negative opposite reciprocal inverse half double square cube root roots sqrt log logarithm sine cosine
+tangent exponential factorial power powers multiple fraction percent percentage
+""".split())
 
 
 def attached(text: str, start: int, end: int) -> bool:
     """Whether the box spanning `text[start:end]` is an operand of the math around it."""
-    return _attached(text[max(0, start - _WINDOW):start].rsplit("\n", 1)[-1], text[end:end + _WINDOW].split("\n", 1)[0])
+    quick = _wrapped_box(text[max(0, start - _WINDOW):start], text[end:end + _WINDOW])
+    if quick is not None:
+        return quick
+    span = answer_span(text, start, end)
+    if _sign_before(text, span.start):
+        return True
+    inner = next(i for i, (a, b) in enumerate(span.pieces) if a <= start and end <= b)
+    lo, hi = span.pieces[inner]
+    pieces = [text[a:b] for a, b in span.pieces]
+    before = "  ".join(pieces[:inner] + [text[lo:start]])[-MAX_FORMULA_CHARS:]
+    after = "  ".join([text[end:hi]] + pieces[inner + 1:])[:MAX_FORMULA_CHARS]
+    if (before.strip() or after.strip(_CLOSING)) and _operand(before, text[start:end], after):
+        return True
+    return _word_after(text, span.end)
+
+
+_WINDOW = 48   # a formula that holds only the box is read from this much text each side
+_PLACEHOLDER = "\\boxed{0}"
 
 
 @lru_cache(maxsize=8192)   # the same phrasing around a box recurs across a GRPO group and a run
-def _attached(before: str, after: str) -> bool:
-    before, after = _TAG.sub(" ", before), _TAG.sub(" ", after)
-    if _OPERAND_BEFORE.search(before):
+def _wrapped_box(before: str, after: str) -> bool | None:
+    """The verdict for a formula that holds only the box (`$\\boxed{5}$.`, the usual case), read
+    from the text next to it; None when the box has math around it or formulas next to it."""
+    window = before + _PLACEHOLDER + after
+    span = wrapped(window, len(before), len(before) + len(_PLACEHOLDER))
+    if span is None or window[span.close - 1] not in "}.,; \t":
+        return None
+    return _sign_before(window, span.start) or _word_after(window, span.end)
+
+
+_CLOSING = " \t\n.,;"   # `$\boxed{5}.$`: nothing to read
+
+
+def _sign_before(text: str, at: int) -> bool:
+    """A sign glued to the formula (`-$\\boxed{5}$`) or a word right before it that applies an
+    operation (`negative $\\boxed{5}$`, `the reciprocal of $\\boxed{5}$`), on its line."""
+    if at == 0:
+        return False
+    if text[at - 1] in "-+\u2212\u00b1":
+        return True   # `is -$5$`; `- $5$` is a dash or a bullet
+    words = text[max(0, at - 40):at].rsplit("\n", 1)[-1].split()[-3:]
+    if not words or not text[at - 1].isspace():
+        return False
+    last = words[-1].lower()
+    if last == "of" and len(words) > 1:
+        return words[-2].lower() in _OPERATION_OF
+    return last in _SIGN_WORDS
+
+
+def _word_after(text: str, at: int) -> bool:
+    """The first word after the formula, on its line, is one of the value's own (`$\\boxed{5}$
+    thousand`); not after a formula that ends its sentence (`$\\boxed{5}.$ I checked it.`)."""
+    found = _NEXT_WORD.match(text, at, at + 40)
+    return bool(found) and not _ENDED.search(text, max(0, at - 8), at) and units.changes_value(found.group(1), prose=True)
+
+
+_NEXT_WORD = re.compile(r"(?:[ \t]|\*\*)*([^\W\d_]+)")
+_ENDED = re.compile(r"[.,;:!?]\s*(?:\$\$|\$|\\\)|\\\]|\\end\{[a-z]+\*?\})?\s*$")
+
+
+@lru_cache(maxsize=8192)   # the same formula around a box recurs across a GRPO group and a run
+def _operand(before: str, box: str, after: str) -> bool:
+    source = before + box + after
+    nodes = latexwalker.LatexWalker(source, latex_context=_CONTEXT, tolerant_parsing=True).get_latex_nodes(pos=0)[0]
+    path = _path_to(nodes, len(before))
+    if path is None:
+        return False   # the tokenizer did not see the box where it is: nothing around it is read
+    for items, at, container in path:
+        first, last = _bracketed(items, at, at)
+        if _operand_before(items, first) or _operand_after(items, last):
+            return True
+        if container is not None and container not in _WRAPPERS:
+            return True   # an argument of `\frac`, `\sqrt`, `\overline`, ...
+    return False
+
+
+# --- the items of one level ------------------------------------------------------------------------
+
+class _Item:
+    __slots__ = ("kind", "value", "node")
+
+    def __init__(self, kind: str, value: str, node=None):
+        self.kind, self.value, self.node = kind, value, node   # kind: char, macro, group, env, amp
+
+
+def _items(nodes) -> list[_Item]:
+    """One level of a formula as items: each character of plain text (spaces dropped), each
+    command, group and environment, `&`; `\\left(` and its kin read as their bracket."""
+    items: list[_Item] = []
+    sized = False
+    for node in nodes:
+        if node is None or node.isNodeType(latexwalker.LatexCommentNode):
+            continue
+        if node.isNodeType(latexwalker.LatexCharsNode):
+            for ch in node.chars:
+                if ch.isspace():
+                    continue
+                if sized and ch == ".":
+                    sized = False   # `\left.`: no bracket
+                    continue
+                items.append(_Item("char", ch, node))
+                sized = False
+        elif node.isNodeType(latexwalker.LatexMacroNode):
+            if node.macroname in _SIZED:
+                sized = True
+                continue
+            items.append(_Item("macro", node.macroname, node))
+        elif node.isNodeType(latexwalker.LatexGroupNode):
+            items.append(_Item("group", "", node))
+        elif node.isNodeType(latexwalker.LatexEnvironmentNode):
+            items.append(_Item("env", node.environmentname, node))
+        elif node.isNodeType(latexwalker.LatexSpecialsNode):
+            items.append(_Item("amp" if node.specials_chars == "&" else "char", node.specials_chars, node))
+        elif node.isNodeType(latexwalker.LatexMathNode):
+            items.append(_Item("group", "", node))
+    return items
+
+
+def _path_to(nodes, pos: int):
+    """From the box outwards: (items of a level, the index of the item holding the box, the
+    command whose argument that level is, or None)."""
+    path = []
+    container = None
+    while True:
+        items = _items(nodes)
+        at = next((i for i, it in enumerate(items) if it.node is not None and it.kind != "char"
+                   and it.node.pos <= pos < it.node.pos + it.node.len), None)
+        if at is None:
+            return None
+        path.append((items, at, container))
+        node = items[at].node
+        if items[at].kind == "macro" and node.macroname in _BOXES and node.pos == pos:
+            return path[::-1]
+        if items[at].kind == "macro":
+            args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+            arg = next((a for a in args if a.pos <= pos < a.pos + a.len), None)
+            if arg is None:
+                return None
+            container = node.macroname
+            nodes = arg.nodelist if arg.isNodeType(latexwalker.LatexGroupNode) else [arg]
+        else:
+            container = None
+            nodes = node.nodelist
+
+
+def _bracketed(items: list[_Item], first: int, last: int) -> tuple[int, int]:
+    """Widen `items[first..last]` over brackets that hold only it: `(\\boxed{5})`, `\\left[ ... \\right]`."""
+    while True:
+        b, a = _skip_back(items, first - 1), _skip_on(items, last + 1)
+        if (b >= 0 and a < len(items) and items[b].kind == "char" and items[b].value in _OPENERS
+                and items[a].kind == "char" and items[a].value == _OPENERS[items[b].value]):
+            first, last = b, a
+            continue
+        return first, last
+
+
+def _skip_back(items: list[_Item], i: int) -> int:
+    while i >= 0 and items[i].kind == "macro" and (items[i].value in _SPACING or items[i].value in _CURRENCY):
+        i -= 1
+    return i
+
+
+def _skip_on(items: list[_Item], i: int) -> int:
+    while i < len(items) and items[i].kind == "macro" and (items[i].value in _SPACING or items[i].value in _WIDE):
+        i += 1
+    return i
+
+
+def _operand_before(items: list[_Item], first: int) -> bool:
+    i = _skip_back(items, first - 1)
+    if i < 0:
+        return False
+    item = items[i]
+    if item.kind == "amp" or item.kind == "env":
+        return item.kind == "env"
+    if item.kind == "char":
+        return item.value not in "=:,;"
+    if item.kind == "group":
         return True
-    if _OPERAND_AFTER.match(after) or after[:1].isnumeric():
+    name = item.value
+    if name in _RELATIONS or name in _BREAKS or name in _WIDE or name in _BOXES:
+        return False
+    if name in _TEXT_COMMANDS:   # `\text{so } \boxed{5}`: prose ends the expression, unless it is a sign
+        words = _WORD.findall(_text_of(item.node))
+        return bool(words) and words[-1].lower() in _SIGN_WORDS
+    return True
+
+
+def _operand_after(items: list[_Item], last: int) -> bool:
+    i = last + 1
+    while True:
+        i = _skip_on(items, i)
+        if i >= len(items):
+            return False
+        item = items[i]
+        if item.kind == "amp":
+            return False
+        if item.kind == "char":
+            ch = item.value
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            if ch in "=;:":
+                return False
+            if ch == ",":   # `\boxed{7},000` is 7000; any other comma separates
+                return _thousands_after(items, i + 1)
+            if ch in ".!?" and ch != "!":
+                return nxt is not None and nxt.kind == "char" and nxt.value.isdigit()   # `\boxed{21}.5`
+            if ch == "^" and nxt is not None and _is_degree(nxt):
+                i += 2
+                continue
+            if ch.isalpha():
+                run = _letters(items, i)
+                if len(run) > 1 and units.is_unit_symbol(run):   # `\boxed{5} cm`
+                    i += len(run)
+                    continue
+            return True
+        if item.kind == "group":
+            if _is_degree(item) or _is_comma_group(item):
+                if _is_comma_group(item):
+                    return _thousands_after(items, i + 1)
+                i += 1
+                continue
+            return True
+        if item.kind == "env":
+            return True
+        name = item.value
+        if name in _RELATIONS or name in _BREAKS or name in _BOXES:
+            return False
+        if name in _DEGREE or name == "%" or name == "pmod":   # `\\boxed{9} \\pmod{11}`
+            i += 1
+            continue
+        if name in _TEXT_COMMANDS:
+            if units.changes_value_words(_text_of(item.node)):
+                return True   # `\text{ thousand}`, `\mbox{ or } 8`, `\text{ squared}`
+            i += 1
+            if i < len(items) and items[i].kind == "char" and items[i].value == "^":
+                i += 2   # `\text{ cm}^2`
+            continue
         return True
-    text_after = _TEXT_AFTER.match(after)
-    if text_after and any(w.lower() in VALUE_WORDS or (len(w) <= 2 and w not in _SHORT_PRESENTATION)
-                          for w in _WORDS.findall(text_after.group(1))):
-        return True
-    word = _FIRST_WORD.match(after)
-    return bool(word) and word.group(1).lower() in VALUE_WORDS - _HARMLESS_AFTER
+
+
+def _letters(items: list[_Item], i: int) -> str:
+    run = ""
+    while i < len(items) and items[i].kind == "char" and items[i].value.isalpha():
+        run += items[i].value
+        i += 1
+    return run
+
+
+def _thousands_after(items: list[_Item], i: int) -> bool:
+    digits = ""
+    while i < len(items) and items[i].kind == "char" and items[i].value.isdigit():
+        digits += items[i].value
+        i += 1
+    return len(digits) == 3
+
+
+def _is_degree(item: _Item) -> bool:
+    if item.kind == "macro":
+        return item.value in _DEGREE
+    if item.kind == "group":
+        inner = _items(item.node.nodelist)
+        return len(inner) == 1 and inner[0].kind == "macro" and inner[0].value in _DEGREE
+    return False
+
+
+def _is_comma_group(item: _Item) -> bool:
+    inner = _items(item.node.nodelist)
+    return len(inner) == 1 and inner[0].kind == "char" and inner[0].value == ","
+
+
+def _text_of(node) -> str:
+    if node.nodeargd is None:
+        return ""
+    return " ".join(a.latex_verbatim() for a in node.nodeargd.argnlist if a is not None)

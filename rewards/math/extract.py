@@ -232,7 +232,7 @@ def _scan_braces(text: str, start: int, stop: int, depth: int) -> tuple[int, int
     return -1, depth
 
 
-def boxed_answer(text: str, box: Box | None = None, gold: bool = False) -> tuple[str | None, bool]:
+def boxed_answer(text: str, box: Box | None = None, gold: bool = False, value=None) -> tuple[str | None, bool]:
     """The final boxed answer and whether any box command was seen.
 
     Boxes that stand side by side with only separators between them are one answer
@@ -241,7 +241,9 @@ def boxed_answer(text: str, box: Box | None = None, gold: bool = False) -> tuple
     y = \\boxed{5}`, labels kept); any words in between end the answer, so a self-correction
     never merges with what it corrects. In a `gold`, only a sentence's end does (see _GOLD_BREAK).
     A box written with doubled backslashes throughout (`\\\\boxed{\\\\frac{3}{4}}`) is read with single
-    ones. `box` is `last_box(text)` when the caller has it already.
+    ones. `box` is `last_box(text)` when the caller has it already. With `value` (a box's content to
+    its exact number, or None), boxes side by side that all hold one number are one answer
+    (`\\boxed{0.5}` or `\\boxed{\\frac12}`), read from the last of them.
     """
     box = box or last_box(text)
     if box is None:
@@ -261,22 +263,29 @@ def boxed_answer(text: str, box: Box | None = None, gold: bool = False) -> tuple
                 break
         boxes.append(prev)
         box = prev
-    answer = _joined(text, boxes[::-1])
+    answer = _joined(text, boxes[::-1], value)
     if doubled and _DOUBLED_COMMAND.search(answer) and not _SINGLE_COMMAND.search(answer):
         answer = answer.replace("\\\\", "\\")
     return answer, True
 
 
-def _joined(text: str, boxes: list[Box]) -> str:
+def _joined(text: str, boxes: list[Box], value=None) -> str:
     """Boxes of one answer as a list, each once; with their labels when every box has one."""
-    if len(boxes) == 1:
-        return boxes[0].content
+    if len(boxes) == 1 or value is not None and _one_value(boxes, value):
+        return boxes[-1].content
     labels = []
     for b in boxes:  # stops at the first box without a label: most joined boxes have none
         labels.append(_label_before(text, b.start))
         if not labels[-1]:
             return ", ".join(dict.fromkeys(b.content for b in boxes))
     return ", ".join(dict.fromkeys(f"{label}={b.content}" for label, b in zip(labels, boxes)))
+
+
+def _one_value(boxes: list[Box], value) -> bool:
+    """Boxes side by side that all hold one number (`\\boxed{15\\frac{39}{40}}, or
+    \\boxed{\\frac{639}{40}}`): one answer in two spellings, not a list of candidates."""
+    values = {value(b.content) for b in boxes}
+    return len(values) == 1 and None not in values
 
 
 def _gold_joiner(between: str) -> bool:

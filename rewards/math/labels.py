@@ -24,7 +24,7 @@ _VALUE_COMMANDS = ("sqrt", "pi", "infty", "cdot", "times", "pm", "mp", "div", "l
 _LABEL = re.compile(
     r"(?:[A-Za-z|]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+)"
     r"(?:[A-Za-z|:'{} ]|\\(?!(?:" + "|".join(_VALUE_COMMANDS) + r")(?![a-zA-Z]))[a-zA-Z]+"
-    r"|_\{[^{}]*\}|\^\{?\\prime\}?|\([A-Za-z0-9,]*\))*")
+    r"|_\{[^{}]*\}|\^\{?\\prime\}?|\^\{?-1\}?(?=\()|\([A-Za-z0-9,]*\))*")   # `f^{-1}(x)`: an inverse, named
 _DANGLING_START = set("/*^!<>:,;&=")  # `-3`, `+3`, `.5`, `|x|` start a value
 _DANGLING_END = set("/*^<>:,;&=+-\\_")  # `3!` is a factorial
 _SUBSCRIPT = re.compile(r"_\{[^{}]*\}$")

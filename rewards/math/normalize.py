@@ -53,7 +53,7 @@ _NOT_UNIT_WORDS = VALUE_WORDS | frozenset("""
 abc about and are around at base basis be between beyond binary bound bps but can cannot complex cos
 cot csc decimal discard discarded equal equals even except exclude excluded exp exponent extraneous
 guess hex if ignore ignored imaginary impossible invalid is isn least ln log lower max maybe mille
-min mod modulo most none nope nothing octal odd per perhaps permille pi positive power powers ppb
+min mod modulo most none nope nothing octal odd perhaps permille pi positive power powers ppb
 ppm prime reject rejected root roots sec sin something sqrt tan than undefined unless unsure upper
 was when within without
 """.split())
@@ -63,11 +63,21 @@ Pa eV sq cu pt qt ha ac mph
 """.split())
 
 
-def _unit_words(text: str) -> bool:
-    """Whether the words of a trailing unit are only a unit (see _NOT_UNIT_WORDS)."""
+def _unit_words(text: str, value: str = "") -> str | None:
+    """How the words of a trailing unit read (units.counted_phrase): `known` (a unit, or what the
+    number counts), `unknown` (words the reader cannot place: `0.3\\text{ repeating}`), or None
+    (a word of _NOT_UNIT_WORDS or one that changes the value: the words stay in the answer).
+    `value` is the number before them."""
     words = re.findall(r"[A-Za-z]+", text)
-    return bool(words) and all(w.lower() not in _NOT_UNIT_WORDS and (len(w) > 2 or w in _SHORT_UNITS)
-                               for w in words)
+    if not words or any(w.lower() in _NOT_UNIT_WORDS or (len(w) <= 2 and w not in _SHORT_UNITS) for w in words):
+        return None
+    plain = _UNIT_MARKUP.sub(" ", text)
+    if units.counted_phrase(plain, one=value.strip() in ("1", "-1")):
+        return "known"
+    return None if units.changes_value_words(plain) else "unknown"
+
+
+_UNIT_MARKUP = re.compile(r"\\text|\^\s*\{?\s*[23]\s*\}?|[{}]")
 
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])|\^\{\s*\\text\{\s*o\s*\}\s*\}")
@@ -225,7 +235,7 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     s = _approximation(s)
     s = _TRAILING.sub("", s)
     s = _strip_units(s, marks)
-    s = _PAREN_UNIT.sub(lambda m: _stripped(m.group(1), marks) if _unit_words(m.group(1)) else m.group(0), s)
+    s = _PAREN_UNIT.sub(lambda m: _stripped(m.group(1), marks, _unit_words(m.group(1))), s)
     s = _unwrap_text(s)
     s = _WORD_UNIT.sub(lambda m: _stripped(m.group(0), marks), s)
     s = _symbol_unit(s, marks)
@@ -264,9 +274,13 @@ def _thousands(m: re.Match) -> str:
     return m.group(0)
 
 
-def _stripped(unit_text: str, marks: list[str | None]) -> str:
-    """Remove a unit the answer named, remembering it."""
-    marks.append(units.fold(unit_text))
+def _stripped(unit_text: str, marks: list[str | None], reading: str | None = "known") -> str:
+    """Remove a unit the answer named, remembering it; words the reader cannot place are
+    remembered as unverified (units.UNVERIFIED), and words that change the value stay."""
+    if reading is None:
+        return unit_text
+    folded = units.fold(unit_text)
+    marks.append(units.UNVERIFIED + folded if reading == "unknown" and folded else folded)
     return ""
 
 
@@ -334,9 +348,24 @@ def _approximation(s: str) -> str:
             out.append(found.group(0))
             pos = found.end()
         else:
-            pos = _item_end(s, found.end())
+            end = _item_end(s, found.end())
+            if _two_values(head, s[found.end():end]):
+                out.append("=")   # `5 \approx 6` is `5=6`: two values stated, each must be the answer
+                pos = found.end()
+            else:
+                pos = end
     out.append(s[pos:])
     return "".join(out)
+
+
+def _two_values(head: str, approximation: str) -> bool:
+    """An exact number approximated by a number it does not round to (`5 \\approx 6`, `0.5 \\sim 1`):
+    two values offered for one answer. `\\frac{1}{3} \\approx 0.333` and `2.718 \\approx 2.72` agree."""
+    value, approx = number_value(head.strip()), number_value(approximation.strip())
+    if value is None or approx is None:
+        return False
+    places = len(approximation.strip().partition(".")[2])
+    return abs(value - approx) * 10 ** places * 2 > 1   # farther than half its last place
 
 
 def _item_start(s: str, at: int) -> int:
@@ -428,15 +457,18 @@ def _strip_units(s: str, marks: list[str | None]) -> str:
     named: list[str] = []
     for _ in range(2):
         found = _TEXT_UNIT.search(s)
-        if not found or not _unit_words(found.group(0).replace("\\text", "")):
+        cut = s[:found.start()].rstrip() if found else ""
+        reading = found and _unit_words(found.group(0).replace("\\text", ""), cut)
+        if not reading:
             break
-        cut = s[:found.start()].rstrip()
         if not cut or cut == s or _TRAILING.sub("", cut) == "":
             break
-        named.insert(0, found.group(0))
+        named.insert(0, (found.group(0), reading))
         s = cut
     if named:
-        marks.append(units.fold(" ".join(named)))
+        folded = units.fold(" ".join(text for text, _ in named))
+        unknown = any(reading == "unknown" for _, reading in named)
+        marks.append(units.UNVERIFIED + folded if unknown and folded else folded)
     return s
 
 

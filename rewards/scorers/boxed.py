@@ -26,6 +26,7 @@ from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement, split_statement
 from ..math.labels import align
 from ..math.normalize import read_answer, repair_gold_escapes
+from ..math.span import text_after
 from ..math.units import contradict
 from ..number_text import format_number, holds_approximation, parse_number
 from ..prose import denied_before, differs_from, offered_before, taken_back, value_of
@@ -121,11 +122,11 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
     if statement is not None and (box is None or statement[1] > box.start):
         return _stated(statement, region)
     if box is not None:
-        after = region[box.end:]
+        after = text_after(region, box.start, box.end)   # `$\boxed{5}.$ Next`: the stop ends the sentence
         stated = last_statement(after, answer_line=False) if "nswer" in after else None
         if stated is not None and stated[0] and _FINAL_ANSWER.match(after, stated[1]):
             return stated[0], ""  # Minerva's `Final Answer: The final answer is $X$` after working boxes
-        content, _ = boxed_answer(region, box)
+        content, _ = boxed_answer(region, box, value=_exact)   # equal boxes side by side are one answer
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
         restated = stated is not None and _STATES_VALUE.match(after, stated[1])
