@@ -227,8 +227,11 @@ _UP_TO_LAST_BREAK = re.compile(r"(?s).*(?:" + _CLAUSE_BREAK.pattern + ")")   # g
 _PRESENTED = re.compile(r"(?i)(?:\s|\$|\\[(\[]|\*\*|\bequal(?:s)?\s+to\b|\bexactly\b|\bjust\b|\bsimply\b|\bthe\s+value\b)*$")
 _NEGATION = r"(?:\bnot|n['\u2019]t|\bnever|\bno|\bcannot|\bnor)"
 # The predicate that leads to the answer is negated: `the answer is not 7`, `it isn't 7`, `x cannot be 7`,
-# `there are no more than 7` (the negation in the last three words before the answer).
-_NEGATED_PREDICATE = re.compile(rf"(?i){_NEGATION}\b(?:\W+\w+){{0,2}}\W*$")
+# `is never equal to 7`: only the verb group's own words stand between the negation and the answer, so
+# `the arrangements such that the red ball is not first is 5` asserts 5.
+_NEGATED_PREDICATE = re.compile(
+    rf"(?i){_NEGATION}\b(?:\W+(?:be|been|equal|equals|to|exactly|quite|just|simply|really|the|final|correct|answer|a|an|"
+    r"result)\b){0,4}\W*$")
 # The answer is a bound or an estimate: `more than 7`, `at most 7`, `about 7`, `~7`.
 _BOUND = re.compile(r"(?i)(?:\b(?:more|less|fewer|greater|larger|smaller|higher|lower|rather)\s+than|\binstead\s+of)\s*$")
 # A hedge on the answer: `maybe 7`, `perhaps \boxed{7}`, `the answer might be 7`, `it could be 7`.
@@ -348,7 +351,8 @@ _PUT_FORWARD = re.compile(
     r"\s*(?:(?:actually|really|indeed|instead|just|exactly|then|now|probably|definitely|simply|still|also|rather)\s+)*"
     r"(?:\*\*|:)?\s*(?:\$|\\\(|\*\*)?\s*$")
 # Right after the answer, in its own sentence: `= 20`, `\equiv 20`.
-_EQUATED = re.compile(r"^(?:\s|\$|\\\)|\*\*)*(?:=|\\equiv)\s*(?:\$|\\\()?\s*$")
+_EQUATED = re.compile(r"^(?:\s|\$|\\\)|\*\*)*(?:(?:[-+*/]|\\(?:cdot|times|div))\s*(?:\$|\\\()?\s*\d+(?:\.\d+)?\s*(?:\$|\\\))?\s*)*"
+                      r"(?:=|\\equiv)\s*(?:\$|\\\()?\s*$")   # `= 20`, `- 1 = 5` right after the answer
 # After a value: it is offered as an answer (`5 works`, `6 is also a solution`, `4 is correct`).
 _OFFERED_AFTER = re.compile(
     rf"(?i)^(?:\s|\$|\*\*|\\[)\]]|,|\band\b|\bor\b|\bboth\b|\$[^$]{{1,80}}\$|{NUMBER})*(?:(?:also|too|both|all|still|each|then|instead)\s+)*"
@@ -374,6 +378,7 @@ _FAULT_RE = re.compile(rf"(?i)\b{_FAULT}\b")
 _DENIED_AFTER = re.compile(
     r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:(?:is|was|seems|looks|appears|must\s+be|might\s+be|may\s+be|could\s+be)\s+)?"
     rf"(?:(?:definitely|clearly|probably|actually|likely|completely|totally|surely|still)\s+)?{_FAULT}\b(?!\s+to\b)")
+_PART_OF = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|\})*(?:percent|per\s+cent|\\?%)\s+of\b")
 _FIRST_WORD = re.compile(r"^(?:\s|\$|\*\*|\\[)\]]|\})*([A-Za-z]+)")
 _HEDGED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:maybe|perhaps|possibly|not\s+sure|i\s+guess)\b")
 # A later sentence that denies the answer or the work (`this answer is wrong`, `I made a mistake`, `that's
@@ -414,8 +419,8 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
     if _DENIED_AFTER.match(first) or _HEDGED_AFTER.match(first):
         return True
     unit = _FIRST_WORD.match(first)
-    if unit and unit.group(1).lower() in _SUB_UNITS:
-        return True   # `$\\boxed{4.50}$ cents` for dollars: a hundredth of the currency asked for
+    if unit and unit.group(1).lower() in _SUB_UNITS or _PART_OF.match(first):
+        return True   # `$\\boxed{4.50}$ cents` (of a dollar), `$\\boxed{40}$ percent of 70`: another value
     different = differs or (lambda token: True)
     text = _LIST_MARKER.sub(r"\1", _STRUCK.sub(" ", _close_answer_math(after)))
     decided = None     # the last sentence that put a value forward: does it differ from the answer?

@@ -38,7 +38,7 @@ BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
 _JOINER = re.compile(r"(?:[\s$,;.]|\\[()\[\]]|\\q?quad(?![a-zA-Z])|\\[,;: ]|and|or"
                      r"|\\text\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?\s*)?(?:and|or|,)?\s*\})*")
 _FINAL = re.compile(r"(?i)\b(?:final answer|the answer)\s*(?:is|:)\s*:?[ \t]*([^\n]*)")
-_ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*([^\n]*)")
+_ANSWER_LINE = re.compile(r"(?i)\banswer\s*:[ \t]*(?:\*\*)?[ \t]*(?:\n\s*(?=\S))?([^\n]*)")   # `Answer:` then its value, or the value on the next line
 _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]|\.\.")  # `..`: `$85$...` goes on

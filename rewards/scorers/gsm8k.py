@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ..number_text import NUMBER, NUMBER_RE, format_number, number_value, parse_number
-from ..prose import denied_before, differs_from, plain_tail, taken_back
+from ..prose import denied_before, differs_from, offered_before, plain_tail, taken_back
 from ..region import ANSWER_CLOSE, answer_region, answer_tag
 from ..registry import register_scorer
 from ..result import Result, Verdict, correct, failed, wrong
@@ -88,7 +88,7 @@ def strict_answer(region: str) -> tuple[str | None, str]:
     if found is None:
         return None, f"no number after the last `####`: {region[at:at + 60]!r}"
     shown = region[at:at + 60]
-    if denied_before(region, at):
+    if denied_before(region, at) or offered_before(region, at, differs_from(number_value(found.group(1)))):
         return None, f"the clause before the last `####` denies it: {region[max(0, at - 60):at + 20]!r}"
     rest = tail[found.end():] + region[end:]
     if not _whole_number(found.group(1), rest, region[max(0, at - 200):at]):
