@@ -123,12 +123,10 @@ def test_the_page_s_command_lines_run(page, monkeypatch, capsys):
 # Each property catches the bug it is for.
 
 def exact_choice(response, ground_truth, extra_info, settings):
-    region = answer_region(response)
-    lines = (region or "").strip().splitlines()
-    found = re.fullmatch(r"Answer: \(?([A-E])\)?", lines[-1].strip()) if lines else None
-    if found is None:
+    found = re.findall(r"^Answer: \(?([A-E])\)?$", answer_region(response) or "", re.M)
+    if not found:
         return Result(Verdict.NO_ANSWER)
-    return Result(Verdict.CORRECT if found.group(1) == ground_truth else Verdict.WRONG, found.group(1))
+    return Result(Verdict.CORRECT if found[-1] == ground_truth else Verdict.WRONG, found[-1])
 
 
 LETTERS = dict(gold=choice_letters(), answer_format="Answer: {answer}", max_examples=40)
@@ -193,10 +191,16 @@ def test_a_scorer_that_is_not_deterministic_or_slow_is_caught():
 
 def test_plain_text_golds_and_unsettled_wrappers():
     check_scorer(exact_choice, gold=st.sampled_from("ABCDE"), answer_format="Answer: {answer}", max_examples=30)
-    # A scorer that reads the last line only refuses an answer followed by a check of it.
-    with pytest.raises(ScorerCheckFailed, match=r"right answer refused \[text / the gold / a self-check after"):
-        check_scorer(exact_choice, gold=text_golds(st.sampled_from("ABCDE")), answer_format="Answer: {answer}",
-                     wrappers=ALL, max_examples=30)
+    check_scorer(exact_choice, gold=text_golds(st.sampled_from("ABCDE")), answer_format="Answer: {answer}",
+                 wrappers=ALL, max_examples=30)
+
+
+def test_a_scorer_that_reads_the_last_line_only_refuses_a_self_check():
+    def last_line(response, ground_truth, extra_info, settings):
+        lines = (answer_region(response) or "").strip().splitlines()
+        return exact_choice(lines[-1] if lines else "", ground_truth, extra_info, settings)
+
+    assert "right answer refused [choice letter / the gold / a self-check after the answer]" in failure(last_line)
 
 
 def test_the_budget_ends_the_check_between_runs_and_every_property_gets_its_share():
@@ -273,3 +277,12 @@ def test_import_rewards_does_not_import_hypothesis_and_the_extra_is_named():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "pip install verl-rewards[testing]" in out.stdout
+
+
+def test_the_page_shows_the_failure_its_scorer_gives_when_it_reads_the_thinking(page, monkeypatch):
+    scorers, tests, _ = page
+    shown = re.search(r"```text\n(ScorerCheckFailed: .*)\n```", PAGE.read_text()).group(1)
+    monkeypatch.setattr(scorers, "answer_region", strip_special_tokens)
+    with pytest.raises(ScorerCheckFailed) as failed:
+        tests.test_choice()
+    assert f"ScorerCheckFailed: {failed.value}" == shown

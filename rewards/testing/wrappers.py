@@ -213,15 +213,15 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("Llama \"The final answer is\"", True, _llama, formats=("inline",)),
     Wrapper("<answer> tags after thinking", True, _answer_tags, formats=("inline",)),
     Wrapper("GSM8K few-shot", True, _gsm8k_fewshot, formats=("gsm8k",)),
-    Wrapper("a self-check after the answer", True, _self_check, settled=False),
+    Wrapper("a self-check after the answer", True, _self_check),
     Wrapper("prose around the answer", True, _around, formats=("inline",), settled=False),
     Wrapper("real-style closing sentence", True, _closing, formats=("inline",)),
     Wrapper("a full stop inside the math", True, _stop_in_math, formats=("boxed",)),
-    Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",), settled=False),
+    Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",)),
     Wrapper("only inside the thinking", False, _inside_think),
     Wrapper("cut off while thinking", False, _cut_off),
     Wrapper("several candidates", False, _candidates, needs_wrong=True),
-    Wrapper("a <think> reopened after the answer region", False, _reopened, settled=False),
+    Wrapper("a <think> reopened after the answer region", False, _reopened),
     Wrapper("two values offered together", False, _two_offered, needs_wrong=True, settled=False),
 )
 SETTLED = tuple(w for w in WRAPPERS if w.settled)
