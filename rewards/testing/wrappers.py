@@ -217,7 +217,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("prose around the answer", True, _around, formats=("inline",), settled=False),
     Wrapper("real-style closing sentence", True, _closing, formats=("inline",)),
     Wrapper("a full stop inside the math", True, _stop_in_math, formats=("boxed",)),
-    Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",)),
+    Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",), settled=False),
     Wrapper("only inside the thinking", False, _inside_think),
     Wrapper("cut off while thinking", False, _cut_off),
     Wrapper("several candidates", False, _candidates, needs_wrong=True),
