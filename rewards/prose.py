@@ -500,6 +500,8 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
     core = (_FILLER.match(lead).end() == len(lead) or bool(_LABEL.match(lead))
             or bool(_AFTER_BREAK.search(lead)))
     if _ALTERNATIVE.search(lead):
+        if _UNIT_BEFORE_OR.search(lead) and _converted(token, rest):
+            return False   # `160 minutes, or 2 hours and 40 minutes`: the same quantity in other units
         return not _governed_list(lead) or (own and not _words_before_list(lead))
     if _COMPARED_AFTER.match(rest):
         return False   # `3 more than`, `6 minus 1`: an operand, not a value put forward
@@ -537,6 +539,7 @@ def _equation(token: str) -> bool:
     return bool(found) and not (len(found) == 1 and _VARIABLE_SIDE.match(inner))
 
 
+_UNIT_BEFORE_OR = re.compile(rf"(?:{NUMBER}|\$)\s*[A-Za-z]{{2,}},?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
 # A value's clause starts after the last `,` `;` `:` or dash before it.
 _CLAUSE_START = re.compile(r"[,;:]\s|\s[-\u2013\u2014]+\s")
 _NEGATED_LIST = re.compile(r"(?i)\b(?:neither|nor|not|never|none\s+of)\b")
