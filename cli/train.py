@@ -122,6 +122,12 @@ def run(args) -> int:
         preset = load_preset(args.preset)
     except PresetError as exc:
         raise CommandError(str(exc)) from None
+    args.gpu_memory_source = "--gpu-memory-gb" if args.gpu_memory_gb else None
+    if args.gpu_memory_gb is None and _runs_here(args):   # plan for the GPUs here, not the preset's guess
+        from .launch.host import local_gpu_memory
+        found = local_gpu_memory()
+        if found is not None:
+            args.gpu_memory_gb, args.gpu_memory_source = found
     plan = _plan(args, preset)
     if args.smoke:
         return _smoke(args, preset, plan)
@@ -157,6 +163,13 @@ def run(args) -> int:
     if args.dry_run or args.json:  # a request for the plan as data is never a launch
         return 0
     return _launch(args, plan, argv)
+
+
+def _runs_here(args) -> bool:
+    """Whether this command runs verl on this machine's GPUs (a launch or a smoke, not a plan or a script)."""
+    if args.dry_run or args.json:
+        return False
+    return args.smoke or not (args.emit or args.ray_address)
 
 
 def _inputs(args, plan) -> list[str]:
@@ -198,6 +211,7 @@ def _plan(args, preset):
     request = Request(preset=preset, strategy=args.strategy, model=args.model, model_config=args.model_config,
                       train_files=args.train_files, val_files=args.val_files, nnodes=args.nnodes,
                       gpus_per_node=args.gpus_per_node, gpu_memory_gb=args.gpu_memory_gb,
+                      gpu_memory_source=getattr(args, "gpu_memory_source", None),
                       available_gpus=args.available_gpus, overrides=list(args.overrides or []),
                       check_data=not args.skip_data_check, memory_is_error=not args.no_memory_check)
     for value, flag in ((args.nnodes, "--nnodes"), (args.gpus_per_node, "--gpus-per-node"),
@@ -295,5 +309,8 @@ def _launch(args, plan, argv) -> int:
     if plan.parallel.nnodes > 1:
         print(f"rewards train: note: trainer.nnodes={plan.parallel.nnodes}: this machine must be a node of a Ray "
               f"cluster started with `ray start` (verl joins it); otherwise use --ray-address", file=sys.stderr)
+    import os
+    from .launch.folders import prepare_metrics_file
+    os.environ.update(prepare_metrics_file(plan.cfg))   # verl's file logger makes no folder
     print("\nlaunching verl", flush=True)
     return run_command(local_argv(plan.argv))

@@ -25,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", metavar="FOLDER", help="write the fine-tuned model here (default: over MODEL)")
     p.add_argument("--val-file", metavar="PARQUET",
                    help="held-out rows (default: --eval-rows of the training rows, left out of training)")
-    p.add_argument("--steps", type=int, default=d.steps, help=f"at most this many steps; the lr schedule's length (default {d.steps})")
+    p.add_argument("--steps", type=int, default=d.steps, help=f"at most this many steps; the lr schedule's length (default {d.steps}); 0: only "
+                        f"evaluate MODEL on the held-out rows (e.g. a merged checkpoint) and write nothing")
     p.add_argument("--max-seconds", type=float, help="stop after this long (checked every step)")
     p.add_argument("--until-accuracy", type=float, metavar="FRACTION",
                    help="stop at the first evaluation with held-out accuracy at least this (e.g. 0.3)")

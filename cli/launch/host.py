@@ -83,3 +83,37 @@ def machine_findings(cfg: Any) -> list[Finding]:
     found = [] if explicit is not None else [ray_cpus_finding(cfg, os.cpu_count(), "this machine")]
     found.append(concurrent_run_finding(cfg, running_trainers(), joins_shared_cluster(cfg)))
     return [f for f in found if f is not None]
+
+
+def local_gpu_memory(environ: dict[str, str] | None = None) -> tuple[float, str] | None:
+    """(GiB of the smallest GPU a launch here would use, what was read), from nvidia-smi: the GPUs that
+    CUDA_VISIBLE_DEVICES names (indices or UUIDs), else all; None when nvidia-smi is absent or says
+    nothing readable. A launch plans for these GPUs, not for the preset's assumed size (an H200 run
+    planned for 80 GiB cards predicted 29 GiB and used 47: vLLM's share is a fraction of the card)."""
+    import shutil
+    import subprocess
+
+    environ = os.environ if environ is None else environ
+    if shutil.which("nvidia-smi", path=environ.get("PATH")) is None:
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=30, env={**os.environ, **environ})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    gpus = []
+    for line in out.stdout.splitlines() if out.returncode == 0 else ():
+        fields = [f.strip() for f in line.split(",")]
+        try:
+            gpus.append((fields[0], fields[1], ",".join(fields[2:-1]), float(fields[-1]) / 1024))
+        except (IndexError, ValueError):
+            continue
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() != "":
+        wanted = [v.strip() for v in visible.split(",") if v.strip()]
+        gpus = [g for g in gpus if g[0] in wanted or any(g[1].startswith(w) for w in wanted if w.startswith(("GPU-", "MIG-")))]
+    if not gpus:
+        return None
+    smallest = min(gpus, key=lambda g: g[3])
+    names = sorted({g[2] for g in gpus})
+    return round(smallest[3], 1), f"{len(gpus)} x {', '.join(names)}, read from nvidia-smi"

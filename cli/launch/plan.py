@@ -20,6 +20,7 @@ from .env import (FUSED_LOGPROBS, VISION_MODEL_TYPES, bridge_fusion_keys, megatr
 from .data import (REWARD_NAME, REWARD_PATH, DataSummary, check_data, check_prompt_format, check_reward, data_files,
                    effective_settings, tokenizer_dir)
 from .findings import ERROR, NOTE, WARNING, Finding, error, note, warning
+from .folders import folder_findings
 from .memory import MemoryEstimate, estimate, estimate_fsdp
 from .model import ModelConfigError, ModelShape, find_config, local_model_dir, read_config, shape_from_config
 from .overrides import Override, OverrideError, OverrideList, hydra_value, parse_override
@@ -45,6 +46,7 @@ class Request:
     nnodes: int | None = None
     gpus_per_node: int | None = None
     gpu_memory_gb: float | None = None
+    gpu_memory_source: str | None = None   # what set gpu_memory_gb (nvidia-smi, the flag); None: the preset's
     available_gpus: int | None = None
     overrides: Sequence[str] = ()
     check_data: bool = True
@@ -352,6 +354,7 @@ def make_plan(request: Request) -> Plan:
     out.extend(check_environment(cfg, launching=False, vision=plan.vision)[0])
     _reward_wiring_findings(plan)
     _bridge_findings(plan)
+    out.extend(folder_findings(cfg, plan.strategy, plan.parallel))
 
     if request.check_verl:
         for problem in verl_config.verl_checks(cfg, build_model=tokenizer is not None):

@@ -57,7 +57,9 @@ class WarmStartOptions:
     """None: cuda when available, else cpu."""
 
     def check(self) -> None:
-        for name in ("steps", "batch_size", "eval_every", "eval_rows"):
+        if self.steps < 0:
+            raise WarmStartError(f"--steps must be at least 0 (0: evaluate only), got {self.steps}")
+        for name in ("batch_size", "eval_every", "eval_rows"):
             if getattr(self, name) < 1:
                 raise WarmStartError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.warmup_steps < 0 or self.lr <= 0:
@@ -143,15 +145,21 @@ def warm_start(opts: WarmStartOptions, log: Callable[[str], None] = lambda line:
     save_dtype = getattr(torch, str(_config_dtype(source)), torch.float32)
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
-    batches = _Batches(train, opts.batch_size, tokenizer.pad_token_id or 0, device, opts.seed, torch)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=opts.lr, weight_decay=0.0, betas=(0.9, 0.95),
-                                  **({"fused": True} if device.type == "cuda" else {}))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(opts.warmup_steps, opts.steps))
     max_new = opts.max_new_tokens or max(len(e.target_ids) for e in held_out) + 16
 
     def autocast():  # bf16 compute on the GPU over fp32 weights; plain fp32 on the CPU
         return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
 
+    started = time.monotonic()
+    if opts.steps == 0:   # evaluation only: the model as it is (a merged checkpoint), nothing written
+        accuracy = evaluate(model, tokenizer, held_out, max_new, opts.batch_size, device, autocast, torch)
+        return {"steps": 0, "seconds": round(time.monotonic() - started, 2), "accuracy": accuracy,
+                "eval_rows": len(held_out), "max_new_tokens": max_new, "stopped": "evaluation only",
+                "device": str(device), "output": None}
+    batches = _Batches(train, opts.batch_size, tokenizer.pad_token_id or 0, device, opts.seed, torch)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=opts.lr, weight_decay=0.0, betas=(0.9, 0.95),
+                                  **({"fused": True} if device.type == "cuda" else {}))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(opts.warmup_steps, opts.steps))
     started = segment = time.monotonic()
     train_seconds, step, stopped = 0.0, 0, "steps"
     tokens = torch.zeros((), dtype=torch.long, device=device)
