@@ -32,6 +32,10 @@ def register(sub) -> None:
     p.add_argument("--pad-vocab", type=int, default=d.pad_vocab, metavar="N",
                    help="round vocab_size up to a multiple of N, as hub models do, so that a tensor-parallel "
                         "size dividing N divides the embedding (Megatron TP 2 needs 2; default 1: 259 rows)")
+    p.add_argument("--fill-tokenizer", action="store_true",
+                   help="with --pad-vocab: give the tokenizer an unused special token for every padded row, so "
+                        "that the rollout (vLLM under verl masks rows past the tokenizer) and the trainer "
+                        "(log-softmax over every row) normalise over the same rows")
     p.add_argument("--seed", type=int, default=0, help="seed of the random init (default 0)")
     p.add_argument("--overwrite", action="store_true", help="write into a folder that is not empty")
     p.set_defaults(func=run)
@@ -44,7 +48,8 @@ def run(args) -> int:
                     kv_heads=args.kv_heads or args.heads, intermediate=args.intermediate or 4 * args.hidden,
                     max_positions=args.max_positions, pad_vocab=args.pad_vocab)
     try:
-        summary = write_tiny_model(args.output, size, seed=args.seed, overwrite=args.overwrite)
+        summary = write_tiny_model(args.output, size, seed=args.seed, overwrite=args.overwrite,
+                                   fill_tokenizer=args.fill_tokenizer)
     except TinyModelError as exc:
         raise CommandError(str(exc)) from None
     print(json.dumps(summary))

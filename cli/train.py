@@ -154,7 +154,9 @@ def run(args) -> int:
         elsewhere = cluster_paths(plan)
         if elsewhere:
             header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
-        path = write_script(args.emit, render_script(plan.argv, header, args.ray_address), _inputs(args, plan))
+        from .launch.folders import script_prelude
+        prelude = [] if args.ray_address else script_prelude(plan.cfg)   # a submitted job runs elsewhere
+        path = write_script(args.emit, render_script(plan.argv, header, args.ray_address, prelude), _inputs(args, plan))
         notes = sys.stderr if args.json else sys.stdout  # stdout stays one JSON document
         print(f"\nwrote {path or 'the script to standard output'}", file=notes)
         for item in elsewhere:

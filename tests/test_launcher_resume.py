@@ -220,3 +220,17 @@ def test_a_smoke_checks_the_full_run_against_the_gpus_it_runs_on(tmp_path, monke
     out = capsys.readouterr().out
     assert code == 1 and "smoke: FAIL before launch" in out and "a GPU has 22.5 GiB" in out
     assert not (tmp_path / "smoke" / "model").exists()
+
+
+def test_an_emitted_script_makes_the_metrics_folder_first(tmp_path):
+    import subprocess
+
+    script = tmp_path / "run.sh"
+    assert main([*TINY, "--emit", str(script), "trainer.logger=[console,file]"]) == 0
+    body = script.read_text().split("\nset -euo pipefail\n")[1]
+    prelude = body.split("python3 -m verl.trainer.main_ppo")[0]
+    assert "mkdir -p" in prelude
+    target = tmp_path / "run" / "metrics.jsonl"
+    subprocess.run(["bash", "-euc", prelude], env={**os.environ, LOGGER_PATH: str(target)}, check=True)
+    assert target.parent.is_dir()
+    subprocess.run(["bash", "-euc", prelude], env={k: v for k, v in os.environ.items() if k != LOGGER_PATH}, check=True)

@@ -29,14 +29,16 @@ def render_command(argv: Sequence[str]) -> str:
     return " \\\n".join(lines)
 
 
-def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str | None = None) -> str:
-    """A bash script running the command; arguments given to the script are appended as overrides."""
+def render_script(argv: Sequence[str], header: Sequence[str], ray_address: str | None = None,
+                  prelude: Sequence[str] = ()) -> str:
+    """A bash script running the command; arguments given to the script are appended as overrides.
+    `prelude`: shell lines run first (folders verl expects to exist)."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     comments = [f"# {printable(line)}".rstrip() for text in header for line in str(text).splitlines() or [""]]
     lines = ["#!/usr/bin/env bash", f"# Written by `rewards train` on {stamp}.", *comments,
              "# Extra verl overrides given to this script are appended (the last value of a key wins):",
              "#   ./run.sh trainer.total_epochs=2",
-             "set -euo pipefail", ""]
+             "set -euo pipefail", "", *prelude]
     prefix = ray_submit_argv(ray_address, []) if ray_address else []
     first = len(prefix) + 3   # the submit prefix and `python3 -m verl.trainer.main_ppo` share the first line
     quoted = [shlex.quote(a) for a in [*prefix, *argv]] + ['"$@"']

@@ -195,3 +195,12 @@ def folder_findings(cfg: Any, strategy: str, parallel: Any = None) -> list[Findi
     split = (parallel.actor.tp, parallel.actor.pp) if parallel is not None and strategy == "megatron" else None
     return [*resume_findings(cfg, strategy, world, split),
             *metrics_findings(cfg, resuming=resume_point(cfg) is not None)]
+
+
+def script_prelude(cfg: Any) -> list[str]:
+    """What an emitted script runs before verl: make the folder of VERL_FILE_LOGGER_PATH, as a launch does,
+    whatever the variable holds where the script runs."""
+    if not writes_file_log(cfg):
+        return []
+    return [f'if [ -n "${{{LOGGER_PATH}:-}}" ]; then mkdir -p "$(dirname "${LOGGER_PATH}")"; fi   '
+            f'# verl\'s file logger makes no folder']

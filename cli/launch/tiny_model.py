@@ -138,9 +138,18 @@ def hub_config(size: TinySize, vocab: int, token_ids: dict[str, int]) -> dict[st
     }
 
 
+FILLER = "<|fill_{}|>"
+
+
 def write_tiny_model(out: str | Path, size: TinySize = TinySize(), *, seed: int = 0,
-                     overwrite: bool = False) -> dict[str, Any]:
-    """Write the model and tokenizer into `out`; returns a summary (path, parameters, vocabulary)."""
+                     overwrite: bool = False, fill_tokenizer: bool = False) -> dict[str, Any]:
+    """Write the model and tokenizer into `out`; returns a summary (path, parameters, vocabulary).
+
+    `fill_tokenizer`: the padded rows get unused special tokens. verl's vLLM rollout sets the logits
+    of ids past len(tokenizer) to -inf while its trainers take the log-softmax over every row, so the
+    rows of a padded vocabulary that no token names make every trainer log-prob lower than the
+    rollout's by -log(1 - their mass): a warm-started tiny model's fresh rows keep enough mass to show
+    as verl's rollout_corr/kl (hub models train theirs down to nothing)."""
     size.check()
     out = Path(out).expanduser()
     if out.exists() and not out.is_dir():
@@ -150,8 +159,11 @@ def write_tiny_model(out: str | Path, size: TinySize = TinySize(), *, seed: int 
     torch = require_library("torch")
     transformers = require_library("transformers")
     tokenizer = build_tokenizer()
+    vocab = -(-len(tokenizer) // size.pad_vocab) * size.pad_vocab
+    if fill_tokenizer:
+        tokenizer = build_tokenizer(tuple(FILLER.format(i) for i in range(vocab - len(tokenizer))))
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
-    config = hub_config(size, -(-len(tokenizer) // size.pad_vocab) * size.pad_vocab, ids)
+    config = hub_config(size, vocab, ids)
     torch.manual_seed(seed)
     model = transformers.AutoModelForCausalLM.from_config(transformers.Qwen2Config(**config))
     save_model(model.to(torch.bfloat16), tokenizer, out, config)
