@@ -109,6 +109,12 @@ def test_a_broken_full_plan_fails_the_smoke_before_any_gpu(gsm8k_files, model_di
     ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "out of GPU memory"),
     ("ValueError: No available memory for the cache blocks.", "out of GPU memory"),
     ("RuntimeError: something else broke", "verl failed"),
+    # a vLLM replica's rendezvous port taken during its start-up (verl issue 6677's log line)
+    ("(vLLMHttpServer pid=6840) (Worker pid=7181) ERROR 06-09 17:58:55 [multiproc_executor.py:852] "
+     "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+     "port: 32847, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use",
+     "a port was taken while vLLM started (a race with another engine or run starting at the same time; run it "
+     "again, or start runs on one machine a minute apart)"),
 ])
 def test_first_failure_names_the_cause(log, kind):
     noise = "INFO 12:00 vllm starting\nUserWarning: ModuleNotFoundError is only a warning here\nTraceback (most recent call last):\n"

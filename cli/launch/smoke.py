@@ -68,6 +68,11 @@ def _causes(reward_module: str) -> tuple[tuple[str, re.Pattern], ...]:
         ("out of GPU memory", re.compile(
             r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|"
             r"insufficient GPU memory|CUBLAS_STATUS_ALLOC_FAILED")),
+        # vLLM's MultiprocExecutor picks its rendezvous port with get_open_port (bind port 0, close) and its
+        # worker binds it seconds later: a process starting beside it can take the port first (verl#6677).
+        ("a port was taken while vLLM started (a race with another engine or run starting at the same "
+         "time; run it again, or start runs on one machine a minute apart)", re.compile(
+            r"EADDRINUSE|Address already in use")),
     )
 
 
@@ -98,7 +103,7 @@ def _clip(line: str, limit: int = 300) -> str:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_PREFIX = re.compile(r"^(?:\(\w+ pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:(?:ERROR|WARNING|INFO) [\d-]+ [\d:]+ \[[^\]]+\]\s*)?")
+_PREFIX = re.compile(r"^(?:\(\w+ pid=\d+(?:, ip=[\d.]+)?\)\s*)*(?:(?:ERROR|WARNING|INFO) [\d-]+ [\d:]+ \[[^\]]+\]\s*)?")
 
 
 def steps_done(log: str) -> int:
