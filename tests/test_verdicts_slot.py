@@ -231,3 +231,37 @@ def test_different_boxes_offered_together_are_not_paid(response):
 ])
 def test_ordinary_words_after_the_formula_keep_the_answer(response):
     assert paid(response, "5")
+
+
+@pytest.mark.parametrize("response,gold", [
+    ("So there are \\(\\boxed{6}\\) - 1 = 5 values once the trivial one is excluded.", "6"),
+    ("The shaded part is $\\boxed{\\frac{1}{3}}$ of $\\frac{1}{2}$ of the square.", "\\frac13"),
+    ("The total is $\\boxed{5}$ $\\times$ $10^3$ dollars.", "5"),
+    ("$x = -\\quad\\boxed{5}$", "5"),
+    ("The angle measures $\\boxed{45}$ radians.", "45^\\circ"),
+    ("The side is $\\boxed{12}$ cm long.", "12\\text{ m}"),
+])
+def test_what_follows_the_formula_can_make_the_box_another_value(response, gold):
+    assert not paid(response, gold)
+
+
+@pytest.mark.parametrize("response,gold", [
+    ("There are $10 \\times 10 \\times 10 = \\boxed{1{,}000}$ three-digit codes.", "1000"),
+    ("So there are $\\boxed{9}$ two-digit numbers whose digits add up to 10.", "9"),
+    ("Therefore, 10 is \\(\\boxed{20}\\) percent of 50.", "20"),
+    ("The angle measures $\\boxed{45}$ degrees.", "45^\\circ"),
+    ("The side is $\\boxed{12}$ cm long.", "12\\text{ cm}"),
+    ("It is $\\boxed{12}$ in total.", "12\\text{ cm}"),
+])
+def test_ordinary_text_after_the_formula_keeps_the_answer(response, gold):
+    assert paid(response, gold)
+
+
+@pytest.mark.parametrize("tag,paid_expected", [
+    ("<answer>\nThe probability is $\\frac{3}{5}$.\n</answer>", True),
+    ("<answer>\nThe probability is not $\\frac{3}{5}$.\n</answer>", False),
+    ("<answer>\nMaybe $\\frac{3}{5}$.\n</answer>", False),
+])
+def test_an_answer_tag_sentence_is_read_for_its_formula(tag, paid_expected):
+    response = "<think>\nSix of ten balls are red.\n</think>\n" + tag
+    assert compute_score("math_dapo", response, "\\frac{3}{5}", format_rule="think_answer")["acc"] == float(paid_expected)

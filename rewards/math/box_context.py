@@ -61,6 +61,7 @@ longrightarrow to therefore iff Leftrightarrow mapsto in
 the box a bound, not the answer."""
 _BREAKS = frozenset({"\\", "newline", "cr", "hline", "(", ")", "[", "]"})   # `\\)`: a formula's edge
 _DEGREE = frozenset({"circ", "degree"})
+_OPERATORS = frozenset("cdot times div pm mp neg lnot frac dfrac tfrac sqrt".split())
 _SIZED = frozenset("left right bigl bigr Bigl Bigr biggl biggr Biggl Biggr big Big bigg Bigg".split())
 _OPENERS = {"(": ")", "[": "]"}
 _WORD = re.compile(r"[^\W\d_]+")
@@ -126,14 +127,36 @@ def _sign_before(text: str, at: int) -> bool:
 
 
 def _word_after(text: str, at: int) -> bool:
-    """The first word after the formula, on its line, is one of the value's own (`$\\boxed{5}$
-    thousand`); not after a formula that ends its sentence (`$\\boxed{5}.$ I checked it.`)."""
+    """What follows the formula on its line makes the box a part of another value: a word of the
+    value's own (`$\\boxed{5}$ thousand`; not a compound such as `three-digit`), an operation on a
+    value (`\\(\\boxed{6}\\) - 1 = 5`, `$\\boxed{\\frac13}$ of $\\frac12$`). Not after a formula that ends its sentence (`$\\boxed{5}.$ I checked it.`)."""
+    if _ENDED.search(text, max(0, at - 8), at):
+        return False
+    if _OPERATION_AFTER.match(text, at, at + 60):
+        return True
     found = _NEXT_WORD.match(text, at, at + 40)
-    return bool(found) and not _ENDED.search(text, max(0, at - 8), at) and units.changes_value(found.group(1), prose=True)
+    return bool(found) and units.changes_value(found.group(1), prose=True)
 
 
-_NEXT_WORD = re.compile(r"(?:[ \t]|\*\*)*([^\W\d_]+)")
+_NEXT_WORD = re.compile(r"(?:[ \t]|\*\*)*([^\W\d_]+)(?![-\w])")   # `three-digit` is a compound
 _ENDED = re.compile(r"[.,;:!?]\s*(?:\$\$|\$|\\\)|\\\]|\\end\{[a-z]+\*?\})?\s*$")
+# After the formula: an operator and a value (`- 1`, `\times $10^3$`), or `of` a value (`$\frac13$ of
+# $\frac12$`); `percent of 50` restates a question (`10 is 20 percent of 50`) and stays.
+_OPERATION_AFTER = re.compile(
+    r"[ \t]*(?:\*\*)?[ \t]*(?:[-+*/^\u00d7\u00f7\u2212]|\\(?:times|cdot|div)(?![a-zA-Z]))[ \t]*(?:\d|\$|\\[(\[])|"
+    r"[ \t]+of[ \t]+(?:\d|\$|\\[(\[])")
+
+
+def unit_after(text: str, start: int, end: int) -> str:
+    """A unit named right after the box's formula (`$\\boxed{45}$ radians`), as `\\text{ radians}`
+    to read with the answer, so that it must agree with the gold's unit; "" when none is named."""
+    span = answer_span(text, start, end)
+    found = _NEXT_WORD.match(text, span.end, span.end + 40)
+    if found is None or _ENDED.search(text, max(0, span.end - 8), span.end):
+        return ""
+    word = found.group(1)
+    named = len(word) >= 2 and word.lower() not in units.SHORT_WORDS and units.known_unit(word)
+    return f"\\text{{ {word}}}" if named else ""
 
 
 @lru_cache(maxsize=8192)   # the same formula around a box recurs across a GRPO group and a run
@@ -246,9 +269,14 @@ def _skip_on(items: list[_Item], i: int) -> int:
 
 def _operand_before(items: list[_Item], first: int) -> bool:
     i = _skip_back(items, first - 1)
+    wide = False
+    while i >= 0 and items[i].kind == "macro" and items[i].value in _WIDE:
+        i, wide = _skip_back(items, i - 1), True
     if i < 0:
         return False
     item = items[i]
+    if wide:   # `x = 3 \quad \boxed{5}` separates; `-\quad\boxed{5}` is still a sign
+        return (item.kind == "char" and item.value in "-+*/^_\u2212") or (item.kind == "macro" and item.value in _OPERATORS)
     if item.kind == "amp" or item.kind == "env":
         return item.kind == "env"
     if item.kind == "char":
@@ -256,7 +284,7 @@ def _operand_before(items: list[_Item], first: int) -> bool:
     if item.kind == "group":
         return True
     name = item.value
-    if name in _RELATIONS or name in _BREAKS or name in _WIDE or name in _BOXES:
+    if name in _RELATIONS or name in _BREAKS or name in _BOXES:
         return False
     if name in _TEXT_COMMANDS:   # `\text{so } \boxed{5}`: prose ends the expression, unless it is a sign
         words = _WORD.findall(_text_of(item.node))

@@ -20,6 +20,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..number_text import E_NOTATION, VALUE_WORDS, format_number, number_value
+from ..prose import denied_before
 from . import units
 from .extract import matching_brace
 from .plain_math import plain_math
@@ -92,6 +93,10 @@ _LIST_COMMA = re.compile(r"(?<![\d{])(?<!\\!),|,(?![\d}]|\\!)")  # `10{,}000`, `
 # Words then one math span, in a box (`\boxed{Answer \( 9 \)}`): the span is the answer.
 LEAD_IN = r"(?i:the|final|answer|answers|is|are|result|solution|so|thus|hence|therefore|we|get|have|value)"
 _PROSE_THEN_MATH = re.compile(rf"(?:{LEAD_IN}[ \t:,]*)+(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
+# Any words without a value of their own, then one math span (`The probability is $\frac{3}{5}$.`, an
+# `<answer>` tag's sentence): the span is the answer, unless the words deny it (rewards.prose).
+_WORDS_THEN_MATH = re.compile(r"(?:[A-Za-z][A-Za-z'\u2019-]*[ \t:,]+)+"
+                              r"(?:\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\(([^\n]+?)\\\)|\\\[(.+?)\\\])\s*\.?", re.S)
 # e-notation numbers (`3.3365e-06`) are written out exactly (`0.0000033365`), so every reader agrees.
 _E_NUMBER = re.compile(rf"(?<![\w.\\]){E_NOTATION}(?![\w.])")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
@@ -202,7 +207,9 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     marks: list[str | None] = []
     s = unicode_math(_CONTROL.sub(" ", answer) if _CONTROL.search(answer) else answer)
     s = _unwrap_box(s.strip())
-    spoken = _PROSE_THEN_MATH.fullmatch(s)
+    spoken = _PROSE_THEN_MATH.fullmatch(s) or _WORDS_THEN_MATH.fullmatch(s)
+    if spoken and spoken.re is _WORDS_THEN_MATH and _qualified(s[:min(spoken.start(g) for g in range(1, 5) if spoken.group(g))]):
+        spoken = None   # `x is not $5$`, `maybe $5$`, `at least $0$`: the words deny, doubt or bound the value
     if spoken:
         s = next(g for g in spoken.groups() if g is not None).strip()
     s = plain_math(s)
@@ -260,6 +267,11 @@ def read_answer(answer: str) -> tuple[str, str | None]:
     if not listed and _GROUPED.fullmatch(s):
         s = s.replace(",", "")
     return s, units.joined(*marks)
+
+
+def _qualified(words: str) -> bool:
+    """Words before a value that deny, doubt or change it (`not`, `maybe`, `at least`, `twice`)."""
+    return denied_before(words, len(words)) or any(w.lower() in VALUE_WORDS for w in re.findall(r"[A-Za-z]+", words))
 
 
 def _thousands(m: re.Match) -> str:

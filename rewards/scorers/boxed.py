@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from ..engine.by_name import WorkerFunction
 
-from ..math.box_context import ATTACHED, attached
+from ..math.box_context import ATTACHED, attached, unit_after
 from ..math.cost import MAX_WRITTEN_CHARS, too_costly, written_size
 from ..math.equivalence import exact_value, fast_equal
 from ..math.extract import boxed_answer, last_box, last_statement, split_statement
@@ -137,7 +137,7 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
             return None, f"{TAKEN_BACK}: {region[max(0, box.start - 40):box.end + 40]!r}"
         if attached(region, box.start, box.end):  # `-\boxed{21}`, `\boxed{21}^2`, `\boxed{21} thousand`
             return None, f"{ATTACHED}: {region[max(0, box.start - 20):box.end + 20]!r}"
-        return content, ""
+        return content + unit_after(region, box.start, box.end), ""   # `$\boxed{45}$ radians` names its unit
     stated = last_statement(region, answer_line=False)
     if stated is not None:
         return _stated(stated, region)
