@@ -6,7 +6,7 @@ START and TRAINED are Hugging Face folders (the warm-started `rewards tiny-model
 of a run's checkpoint). Runs on a CPU in seconds; needs torch and transformers.
 
 1. Per tensor: how many elements changed and by how much, in the stored dtype, and for the norm
-   weights (1-D, near 1) the change in units of the bf16 step at that value: a bf16 weight near 1
+   weights (near 1) the change in units of the bf16 step at that value: a bf16 weight near 1
    moves only once its fp32 master copy has drifted half a step (2**-9 below 1, 2**-8 above), so
    a norm that trains slowly reads "unchanged" in a bf16 export while its master copy moved.
 2. The probability mass on the embedding rows past the tokenizer (a vocabulary padded for tensor
@@ -67,7 +67,7 @@ def drift_table(start: str, trained: str) -> list[str]:
         diff = (y.float() - x.float()).abs()
         changed = int((diff > 0).sum())
         unchanged += changed == 0
-        steps = f"{bf16_steps(x, y):10.1f}" if x.dim() == 1 else f"{'':>10}"
+        steps = f"{bf16_steps(x, y):10.1f}" if "norm" in name else f"{'':>10}"   # weights near 1
         lines.append(f"{name:<52} {str(tuple(x.shape)):<14} {str(y.dtype).removeprefix('torch.'):<9} "
                      f"{changed:>7}/{x.numel():<7} {float(diff.max()):11.3e} {steps}")
     lines.append(f"{unchanged} of {len(set(a) & set(b))} tensors bit-identical")
