@@ -214,7 +214,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("<answer> tags after thinking", True, _answer_tags, formats=("inline",)),
     Wrapper("GSM8K few-shot", True, _gsm8k_fewshot, formats=("gsm8k",)),
     Wrapper("a self-check after the answer", True, _self_check),
-    Wrapper("prose around the answer", True, _around, formats=("inline",), settled=False),
+    Wrapper("prose around the answer", True, _around, formats=("inline",)),
     Wrapper("real-style closing sentence", True, _closing, formats=("inline",)),
     Wrapper("a full stop inside the math", True, _stop_in_math, formats=("boxed",)),
     Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",), settled=False),
