@@ -218,7 +218,8 @@ def test_the_strategies_and_formats():
     boxed = answer_format("boxed")
     assert {w.name for w in wrappers_for(boxed)} >= {"R1: <think>, then the answer", "Qwen-Math closing sentence",
                                                      "Llama \"The final answer is\"", "only inside the thinking",
-                                                     "cut off while thinking", "several candidates"}
+                                                     "cut off while thinking", "cut off inside the box",
+                                                     "several candidates"}
     assert {w.name for w in wrappers_for(answer_format("gsm8k"), paid=True)} >= {"GSM8K few-shot"}
     assert set(SETTLED) < set(ALL)
 

@@ -184,6 +184,11 @@ def _cut_off(draw, p: Placed) -> str:
     return f"<think>\n{_pick(draw, REASONING)}\n{p.stated()}\n{_pick(draw, REASONING)}"
 
 
+def _cut_in_box(draw, p: Placed) -> str:
+    """The generation stopped inside the box: its closing brace never came."""
+    return f"{_pick(draw, REASONING)}\n\nTherefore, the final answer is $\\boxed{{{p.answer}"
+
+
 def _reopened(draw, p: Placed) -> str:
     return f"<think>\n{_pick(draw, REASONING)}\n</think>\n<think>\nCandidate: {p.stated()}"
 
@@ -220,6 +225,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",), settled=False),
     Wrapper("only inside the thinking", False, _inside_think),
     Wrapper("cut off while thinking", False, _cut_off),
+    Wrapper("cut off inside the box", False, _cut_in_box, formats=("boxed",)),
     Wrapper("several candidates", False, _candidates, needs_wrong=True),
     Wrapper("a <think> reopened after the answer region", False, _reopened),
     Wrapper("two values offered together", False, _two_offered, needs_wrong=True, settled=False),
