@@ -500,7 +500,8 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
     core = (_FILLER.match(lead).end() == len(lead) or bool(_LABEL.match(lead))
             or bool(_AFTER_BREAK.search(lead)))
     if _ALTERNATIVE.search(lead):
-        if _UNIT_BEFORE_OR.search(lead) and _converted(token, rest):
+        unit = _UNIT_BEFORE_OR.search(lead)
+        if unit and _converted(token, rest) and _unit_of(rest) not in (None, _unit_of(" " + unit.group(1))):
             return False   # `160 minutes, or 2 hours and 40 minutes`: the same quantity in other units
         return not _governed_list(lead) or (own and not _words_before_list(lead))
     if _COMPARED_AFTER.match(rest):
@@ -511,7 +512,7 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
         return True
     if _PUT_FORWARD.search(lead):
         # `That is 2 hours and 40 minutes`, `this is $30^\\circ$`: the same quantity in other units
-        return not (_POINTS_BACK.search(lead) and _converted(token, rest))
+        return not (_POINTS_BACK.search(lead) and not _RETRACTING.search(lead) and _converted(token, rest))
     if _OFFERED_AFTER.match(rest):
         return not _governed_list(lead) or core
     if _CORRECTION.search(clause) and not _GOVERNED.search(lead) and not _OPERAND_AFTER.match(rest):
@@ -539,7 +540,15 @@ def _equation(token: str) -> bool:
     return bool(found) and not (len(found) == 1 and _VARIABLE_SIDE.match(inner))
 
 
-_UNIT_BEFORE_OR = re.compile(rf"(?:{NUMBER}|\$)\s*[A-Za-z]{{2,}},?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
+_UNIT_BEFORE_OR = re.compile(rf"(?:{NUMBER}|\$)\s*([A-Za-z]{{2,}}),?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
+_RETRACTING = re.compile(r"(?i)\b(?:oops|sorry|wait|no|nope|never\s*mind|actually|instead|rather|correction|corrected|meant|"
+                         r"scratch|hold\s+on|edit|revised|retract|mistake|wrong)\b")
+
+
+def _unit_of(rest: str) -> str | None:
+    """The unit word right after a value, folded to its singular (`hours` -> `hour`)."""
+    word = _WORD.match(rest.lstrip(" $*"))
+    return word.group().lower().rstrip("s") if word else None
 # A value's clause starts after the last `,` `;` `:` or dash before it.
 _CLAUSE_START = re.compile(r"[,;:]\s|\s[-\u2013\u2014]+\s")
 _NEGATED_LIST = re.compile(r"(?i)\b(?:neither|nor|not|never|none\s+of)\b")
