@@ -121,11 +121,12 @@ def resume_findings(cfg: Any, strategy: str, world: int | None, split: tuple[int
                                    f"overwrites these checkpoints as it saves)"))
     if not out:
         upto = f" to {total}" if total is not None else ""
+        check = (f"; validation before training reads step {saved.step}'s weights"
+                 if trainer.get("val_before_train", True) else "")
         out.append(note("resume", f"resumes from {saved.folder} (verl's trainer.resume_mode="
                                   f"{trainer.get('resume_mode') or 'auto'}): weights, optimizer and the data loader's "
-                                  f"place, then steps {saved.step + 1}{upto}; validation before training reads step "
-                                  f"{saved.step}'s weights (trainer.resume_mode=disable and another "
-                                  f"trainer.default_local_dir start over)"))
+                                  f"place, then steps {saved.step + 1}{upto}{check} (trainer.resume_mode=disable and "
+                                  f"another trainer.default_local_dir start over)"))
     return out
 
 
