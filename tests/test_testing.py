@@ -62,9 +62,12 @@ def test_the_page_s_property_test_file_is_a_few_lines():
 
 
 def test_the_page_s_scorers_pass_their_property_tests(page):
-    _, tests, _ = page
+    scorers, tests, _ = page
     tests.test_choice()
     tests.test_math_short()
+    # The format from the registration's gold_response, by name or for the function.
+    check_scorer("team/choice", gold=choice_letters("ABCDE"), max_examples=20)
+    check_scorer(scorers.score_choice, data_source="team/choice", gold=choice_letters("ABCDE"), max_examples=20)
 
 
 def reads_the_thinking(response, ground_truth, extra_info, settings):

@@ -172,18 +172,16 @@ def check_scorer(scorer: str | Callable, *, gold: st.SearchStrategy | None = Non
     equivalence (it pays the gold as written only). `wrappers`: `rewards.testing.wrappers.SETTLED`
     (default) or `ALL`. `max_examples` per property; `seconds` bounds the whole check (each property
     gets its share). `derandomize=False` draws fresh examples each run (a search, not a test).
+    `data_source`: for a function, the registration whose answer format it reads.
     """
-    if isinstance(scorer, str) and data_source is not None and scorer != data_source:
+    if isinstance(scorer, str) and data_source not in (None, scorer):
         raise ValueError("give the data_source once: check_scorer(NAME) or check_scorer(fn, data_source=NAME)")
-    if data_source is not None and callable(scorer):
+    call = _Scorer(scorer, call_seconds)
+    if data_source is not None and call.entry is None:
         from ..registry import get_scorer
 
-        entry = get_scorer(data_source)
-    else:
-        entry = None
-    call = _Scorer(scorer if not (data_source and isinstance(scorer, str)) else data_source, call_seconds)
-    entry = entry or call.entry
-    fmt = _format(answer_format, entry)
+        call.entry = get_scorer(data_source)
+    fmt = _format(answer_format, call.entry)
     gold = gold if gold is not None else _default_golds(fmt)
     report = CheckReport(call.name)
     start = time.monotonic()
