@@ -235,7 +235,8 @@ def _format(spec: Any, entry: Any) -> AnswerFormat:
     if entry.answer_format in FORMATS:
         return FORMATS[entry.answer_format]
     raise ValueError(f"{entry.name!r} reads a format of its own and says no way to write it: register it with "
-                     "gold_response=, or pass answer_format= (a template such as \"Answer: ({answer})\")")
+                     "gold_response=, or pass answer_format= (`rewards check --answer-format`), a template such as "
+                     "\"Answer: ({answer})\"")
 
 
 def _default_golds(fmt: AnswerFormat) -> st.SearchStrategy:
@@ -244,7 +245,7 @@ def _default_golds(fmt: AnswerFormat) -> st.SearchStrategy:
     if fmt.name == "boxed":
         return golds()
     raise ValueError(f"no default golds for the answer format {fmt.name!r}: pass gold= (a strategy of golds, "
-                     "e.g. rewards.testing.golds.choice_letters() or st.sampled_from([...]))")
+                     "e.g. rewards.testing.golds.choice_letters() or st.sampled_from([...]); `rewards check --golds`)")
 
 
 def _draw_gold(data, gold: st.SearchStrategy) -> Gold:
