@@ -300,7 +300,7 @@ def _denies(clause: str) -> bool:
 
 # Another value offered right before the answer, where one answer belongs: `\\boxed{8} / \\boxed{7}`, `8 or \\boxed{7}`.
 _OFFERED_BEFORE = re.compile(
-    rf"(?:(\\(?:boxed|fbox)\{{[^{{}}\n]{{1,80}}\}})\s*(?:\$|\\\))?\s*/|({NUMBER})\s*(?:\$|\\\))?\s*(?:/|\bor\b|\\lor))"
+    rf"(?:(\\(?:boxed|fbox)\{{[^{{}}\n]{{1,80}}\}})\s*(?:\$|\\\))?\s*(?:/|\(\s*or\b)|({NUMBER})\s*(?:\$|\\\))?\s*(?:/|\bor\b|\\lor))"
     r"\s*(?:\$|\\\()?\s*$")   # boxes joined by `or` are one list answer (rewards.math.extract): not here
 
 
@@ -378,7 +378,6 @@ _FAULT_RE = re.compile(rf"(?i)\b{_FAULT}\b")
 _DENIED_AFTER = re.compile(
     r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:(?:is|was|seems|looks|appears|must\s+be|might\s+be|may\s+be|could\s+be)\s+)?"
     rf"(?:(?:definitely|clearly|probably|actually|likely|completely|totally|surely|still)\s+)?{_FAULT}\b(?!\s+to\b)")
-_PART_OF = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|\})*(?:percent|per\s+cent|\\?%)\s+of\b")
 _FIRST_WORD = re.compile(r"^(?:\s|\$|\*\*|\\[)\]]|\})*([A-Za-z]+)")
 _HEDGED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*|\\[)\]]|[,(])*(?:maybe|perhaps|possibly|not\s+sure|i\s+guess)\b")
 # A later sentence that denies the answer or the work (`this answer is wrong`, `I made a mistake`, `that's
@@ -419,8 +418,8 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
     if _DENIED_AFTER.match(first) or _HEDGED_AFTER.match(first):
         return True
     unit = _FIRST_WORD.match(first)
-    if unit and unit.group(1).lower() in _SUB_UNITS or _PART_OF.match(first):
-        return True   # `$\\boxed{4.50}$ cents` (of a dollar), `$\\boxed{40}$ percent of 70`: another value
+    if unit and unit.group(1).lower() in _SUB_UNITS:
+        return True   # `$\\boxed{4.50}$ cents` for dollars: a hundredth of the currency asked for
     different = differs or (lambda token: True)
     text = _LIST_MARKER.sub(r"\1", _STRUCK.sub(" ", _close_answer_math(after)))
     decided = None     # the last sentence that put a value forward: does it differ from the answer?
@@ -479,15 +478,16 @@ def _put_forward(sentence: str, differs: Callable[[str], bool], own: bool) -> bo
     where an alternative needs no opener (`, or 6`). Two values offered in one sentence (`Both 5
     and 6 work`) differ when either does."""
     verdict = None
-    for start, end, token in _values(sentence):
+    values = _values(sentence)
+    for start, end, token in values:
         lead = sentence[:start]
-        if not _candidate(sentence, lead, start, end, token, own):
+        if not _candidate(sentence, lead, start, end, token, own, last=end == values[-1][1]):
             continue
         verdict = verdict or differs(_inner(token, sentence, start))
     return verdict
 
 
-def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: bool) -> bool:
+def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: bool, last: bool = False) -> bool:
     """Whether the value `token` at `start:end` is put forward as the answer or beside it."""
     if token.startswith(("\\boxed", "\\fbox")):
         return True    # a later box is an answer slot
@@ -515,8 +515,9 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
         return not (_POINTS_BACK.search(lead) and not _RETRACTING.search(lead) and _converted(token, rest))
     if _OFFERED_AFTER.match(rest):
         return not _governed_list(lead) or core
-    if _CORRECTION.search(clause) and not _GOVERNED.search(lead) and not _OPERAND_AFTER.match(rest):
-        return True    # `She actually needs 8 dollars more.`
+    if last and (_CORRECTION.search(clause) or _STRONG_RETRACTION.search(lead) or _ASKED.search(sentence)) and \
+            _RESULT_POSITION.search(lead) and not _OPERAND_AFTER.match(rest):
+        return True    # `She actually needs 8 dollars more.`, `Ignore the above; we get 6.`, `... gives 30, which is what the problem asks for.`
     return core and _bare(rest)
 
 
@@ -540,9 +541,16 @@ def _equation(token: str) -> bool:
     return bool(found) and not (len(found) == 1 and _VARIABLE_SIDE.match(inner))
 
 
-_UNIT_BEFORE_OR = re.compile(rf"(?:{NUMBER}|\$)\s*([A-Za-z]{{2,}}),?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
+_UNIT_BEFORE_OR = re.compile(rf"(?:^|{NUMBER}|\$|\}})\s*([A-Za-z]{{2,}}),?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
 _RETRACTING = re.compile(r"(?i)\b(?:oops|sorry|wait|no|nope|never\s*mind|actually|instead|rather|correction|corrected|meant|"
-                         r"scratch|hold\s+on|edit|revised|retract|mistake|wrong)\b")
+                         r"scratch|hold\s+on|edit|revised|retract|mistake|wrong|ignore|disregard|typo|instead)\b")
+_STRONG_RETRACTION = re.compile(r"(?i)\b(?:oops|sorry|never\s*mind|correction|corrected|meant|scratch|revised|retract|mistake|"
+                                r"wrong|ignore|disregard|typo)\b")
+# Where a sentence states its result: after a verb of having, giving or being (`we get 6`, `needs 8`, `gives 30`).
+_RESULT_POSITION = re.compile(r"(?i)(?:\b(?:is|are|was|were|be|gives|give|gave|giving|yields|makes|equals|get|gets|got|obtain|"
+                              r"find|found|need|needs|have|has|had|becomes|comes\s+to|so|thus)|=)\s*(?:\$|\\\(|\*\*)?\s*$")
+# The sentence says its value is what the problem asks for: `..., which is what the problem asks for.`
+_ASKED = re.compile(r"(?i)\b(?:asks?|asked|requested|required|wanted|desired)\b|\bthe\s+question\b")
 
 
 def _unit_of(rest: str) -> str | None:

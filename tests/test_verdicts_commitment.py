@@ -94,6 +94,9 @@ def test_checks_and_remarks_after_the_answer_are_paid(data_source, response, gol
     ("$$\\arcsin\\frac12 = \\boxed{\\frac{\\pi}{6}}.$$\n\nAlternatively, in degrees this is $30^\\circ$, which "
      "is the same angle.", r"\frac{\pi}{6}"),
     ("So there are $\\boxed{9}$ numbers greater than 10 and less than 100 whose digit sum is 10.", "9"),
+    (r"The trip takes $\boxed{2.5}$ hours, or 150 minutes.", "2.5"),
+    (r"Therefore, 10 is \(\boxed{20}\) percent of 50.", "20"),
+    ("So the total is $\\boxed{7}$. Wait, let me recount: there are 3 red and 4 blue, so 7 in all.", "7"),
 ])
 def test_values_about_the_problem_after_the_answer_are_paid(response, gold):
     assert paid(MATH, response, gold)
@@ -143,6 +146,10 @@ def test_a_later_value_equal_to_the_answer_confirms_it(response, gold):
     (GSM8K, "#### 6\nI retract this; 5."),
     (GSM8K, "#### 6\n\nFinal answer revised to 5."),
     (GSM8K, "#### 6. Or maybe 5"),
+    (MATH, "So the count is $\\boxed{6}$.\n\nIgnore the above; we get 5."),
+    (MATH, r"So $\boxed{6}$. Multiplying by $3! = 6$ gives 5, which is what the problem asks for."),
+    (GSM8K, "#### 6\nSo, it's actually 5 apples in the basket."),
+    (GSM8K, "#### 6. No wait, it is 5 pounds of meat"),
 ])
 def test_a_different_value_put_forward_later_is_not_paid(data_source, response):
     assert not paid(data_source, response, "6")
@@ -164,6 +171,7 @@ def test_the_last_value_put_forward_decides():
     (MATH, r"The answer is $\boxed{6}$ / $\boxed{5}$.", "5"),
     (MATH, r"The answer is $\boxed{5}$. However, 6 also works.", "5"),
     (DAPO, "Answer: 17 or 19", "17"),
+    (MATH, r"The answer is $\boxed{6}$ (or $\boxed{5}$ if we count zero).", "5"),
 ])
 def test_two_values_offered_together_are_not_paid(data_source, response, gold):
     assert not paid(data_source, response, gold)
