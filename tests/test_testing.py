@@ -290,3 +290,11 @@ def test_the_page_shows_the_failure_its_scorer_gives_when_it_reads_the_thinking(
     with pytest.raises(ScorerCheckFailed) as failed:
         tests.test_choice()
     assert f"ScorerCheckFailed: {failed.value}" == shown
+
+
+@pytest.mark.parametrize("module", ["rewards.testing.check", "rewards.testing.golds"])
+def test_the_docstring_examples_run(module):
+    code = (f"import doctest, {module} as m, sys; r = doctest.testmod(m); "
+            "sys.exit(1 if r.failed or not r.attempted else 0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

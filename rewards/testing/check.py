@@ -173,6 +173,10 @@ def check_scorer(scorer: str | Callable, *, gold: st.SearchStrategy | None = Non
     (default) or `ALL`. `max_examples` per property; `seconds` bounds the whole check (each property
     gets its share). `derandomize=False` draws fresh examples each run (a search, not a test).
     `data_source`: for a function, the registration whose answer format it reads.
+
+    >>> from rewards.testing import check_scorer
+    >>> check_scorer("openai/gsm8k", max_examples=5).cases["wrong answers are not paid"]
+    5
     """
     if isinstance(scorer, str) and data_source not in (None, scorer):
         raise ValueError("give the data_source once: check_scorer(NAME) or check_scorer(fn, data_source=NAME)")
