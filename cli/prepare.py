@@ -52,6 +52,9 @@ def register(sub) -> None:
                    help="answer form the r1 template asks for (default: boxed)")
     t.add_argument("--keep", nargs="*", default=[], metavar="FIELD", help="columns copied into extra_info")
     p.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    p.add_argument("--dedupe", action="store_true",
+                   help="drop rows whose prompt and gold repeat an earlier row's, and test rows that are also in "
+                        "train (the count is printed either way)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -66,7 +69,7 @@ def run(args) -> int:
         test_size=args.test_size, data_source=args.data_source, ability=args.ability,
         allow_unregistered=args.allow_unregistered, question_field=args.question_field,
         answer_field=args.answer_field, answer_extractor=args.answer_extractor,
-        answer_format=args.answer_format, keep=tuple(args.keep))
+        answer_format=args.answer_format, keep=tuple(args.keep), dedupe=args.dedupe)
     quiet = args.quiet or not sys.stderr.isatty()  # bars only on a terminal, as the other commands
     if quiet:
         from datasets.utils.logging import disable_progress_bar
@@ -94,8 +97,22 @@ def run(args) -> int:
         print(f"  flagged {flag['source_split']} row {flag['source_index']}: {flag['reason']}", file=sys.stderr)
     if manifest["flagged"] > 5:
         print(f"  ... {manifest['flagged'] - 5} more flagged rows listed in manifest.json", file=sys.stderr)
+    print(_repeat_line(manifest))
     print(f"  content sha256 {manifest['content_sha256'][:16]}…")
     return 0
+
+
+def _repeat_line(manifest) -> str:
+    """How many rows repeat another's prompt and gold, and what was done with them."""
+    repeats = manifest["repeats"]
+    parts = [f"{n} in {name}" for name, n in repeats.items() if name != "test_in_train"]
+    if repeats.get("test_in_train") is not None:
+        parts.append(f"{repeats['test_in_train']} test rows also in train")
+    total = sum(repeats.values())
+    if not total:
+        return "  repeated prompts: none"
+    done = "dropped (--dedupe)" if manifest["deduped"] else "kept: --dedupe drops them"
+    return f"  repeated prompts (same prompt and gold as an earlier row): {', '.join(parts)}; {done}"
 
 
 def _progress_bar(total: int, desc: str):

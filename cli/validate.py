@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--against", nargs="*", default=[], metavar="OTHER",
                    help="more files whose prompts must not reappear (e.g. the validation set)")
     p.add_argument("--no-gold-check", action="store_true", help="skip scoring each gold against itself")
-    p.add_argument("--json", action="store_true", help="print the reports as JSON")
+    p.add_argument("--json", action="store_true", help="print the reports as JSON, every finding listed")
     add_import_flag(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -57,7 +57,7 @@ def expand(paths: list[str]) -> list[str]:
 
 def run(args) -> int:
     from rewards.tokenizer import TokenizerError, load_tokenizer
-    from schemas.validate import validate_file
+    from schemas.validate import MAX_LISTED, validate_file
 
     files, against = expand(args.files), expand(args.against)  # a missing --against file is a usage error too
     if args.max_prompt_length is not None and args.max_prompt_length < 1:
@@ -73,7 +73,7 @@ def run(args) -> int:
         others = [f for f in files if f != path] + against
         reports.append(validate_file(path, tokenizer=tokenizer, max_prompt_length=args.max_prompt_length,
                                      against=others, check_gold=not args.no_gold_check,
-                                     overlong=args.overlong,
+                                     overlong=args.overlong, listed=None if args.json else MAX_LISTED,
                                      progress=None if args.quiet or not sys.stderr.isatty() else _bar(path)))
     if args.json:
         print(json.dumps({"ok": all(r.ok for r in reports), "reports": [r.to_dict() for r in reports]},
@@ -123,12 +123,17 @@ def print_report(report, out) -> None:
     for other, n in stats.get("overlap", {}).items():
         if n:
             print(f"  prompts also in {other}: {n}", file=out)
-    for title, items in (("errors", report.errors), ("warnings", report.warnings)):
+    unlisted = stats.get("unlisted", [])
+    for title, severity, items in (("errors", "error", report.errors), ("warnings", "warning", report.warnings),
+                                   ("contamination", "contamination", report.contamination)):
         if items:
-            total = stats.get("error_count" if title == "errors" else "warning_count", len(items))
-            print(f"  {title} ({total}):", file=out)
+            print(f"  {title} ({stats.get(f'{severity}_count', len(items))}):", file=out)
             for item in items:
                 print(f"    {_location(item)}{item.message}", file=out)
+            for kind in unlisted:
+                if kind["severity"] == severity:
+                    print(f"    ... and {kind['count']} more {kind['check']} {title} (`--json` lists every one)",
+                          file=out)
     print("  OK" if report.ok else "  FAILED", file=out)
 
 

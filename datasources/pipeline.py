@@ -50,6 +50,7 @@ class PrepareOptions:
     answer_extractor: str = "raw"
     answer_format: str = "boxed"
     keep: tuple[str, ...] = ()
+    dedupe: bool = False   # drop rows whose prompt and gold repeat an earlier row's (and test rows found in train)
 
 
 def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = None) -> dict[str, Any]:
@@ -103,6 +104,9 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
         all_flagged.extend({**s, "source_split": source_split} for s in converted.flagged)
         outputs[OUTPUT_FILES[out_split]] = {"rows": len(converted.rows), "source_split": source_split,
                                             "skipped": len(converted.skipped)}
+    repeats = _repeats(results, drop=opts.dedupe)
+    for name, rows in results.items():
+        outputs[OUTPUT_FILES[name]]["rows"] = len(rows)
     if not any(results.values()):
         reasons = sorted({s["reason"] for s in all_skipped})[:3]
         raise PrepareError(f"{opts.source}: no usable rows" + (f" (e.g. {'; '.join(reasons)})" if reasons else ""))
@@ -130,6 +134,8 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
         "skipped_rows": all_skipped[:MAX_LISTED_SKIPS],
         "flagged": len(all_flagged),
         "flagged_rows": all_flagged[:MAX_LISTED_SKIPS],
+        "repeats": repeats,
+        "deduped": opts.dedupe,
         "content_sha256": digest.hexdigest(),
         "created_by": f"verl-rewards {_version()}",
     }
@@ -138,6 +144,42 @@ def prepare(opts: PrepareOptions, progress: Callable[[int, str], Any] | None = N
                               "extractor": opts.answer_extractor, "keep": list(opts.keep)}
     _write_outputs(out, results, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
+
+
+def _repeats(results: dict[str, list[dict[str, Any]]], drop: bool) -> dict[str, int]:
+    """Rows whose prompt and gold repeat an earlier row's, per split, and test rows whose prompt and gold
+    are in the training split (DAPO-Math-17k holds each problem many times; a test split cut from such a
+    source holds training problems). With `drop` they are left out, the first of each kept."""
+    def key(row: dict[str, Any]) -> bytes:
+        return canonical_row({k: row.get(k) for k in ("prompt", IMAGE_COLUMN, "reward_model") if k in row})
+
+    counts: dict[str, int] = {}
+    seen: dict[str, set[bytes]] = {}
+    for name in ("train", "test"):
+        rows = results.get(name)
+        if rows is None:
+            continue
+        mine: set[bytes] = set()
+        kept, repeated, in_train = [], 0, 0
+        for row in rows:
+            k = key(row)
+            if k in mine:
+                repeated += 1
+            elif name == "test" and k in seen.get("train", ()):
+                in_train += 1
+            else:
+                mine.add(k)
+                kept.append(row)
+                continue
+            if not drop:
+                kept.append(row)
+        seen[name] = mine
+        counts[name] = repeated
+        if name == "test":
+            counts["test_in_train"] = in_train
+        if drop:
+            results[name] = kept
+    return counts
 
 
 def canonical_row(row: dict[str, Any]) -> bytes:

@@ -57,6 +57,9 @@ class ValidationReport:
     file: str
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    contamination: list[Problem] = field(default_factory=list)
+    """Held-out prompts found in a training file: one summary per pair of files, a severity of its own
+    (a run can train on it, but its held-out scores then measure memory)."""
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -66,21 +69,25 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "ok": self.ok, "stats": self.stats,
                 "errors": [p.to_dict() for p in self.errors],
-                "warnings": [p.to_dict() for p in self.warnings]}
+                "warnings": [p.to_dict() for p in self.warnings],
+                "contamination": [p.to_dict() for p in self.contamination]}
 
 
 class _Findings:
-    """Collects problems, listing at most MAX_LISTED per (severity, check, field) and counting all."""
+    """Collects problems, listing at most `listed` per (severity, check, field) (None: all of them) and
+    counting all: `stats` gets the totals by check and, per kind, how many were not listed."""
 
-    def __init__(self, report: ValidationReport):
+    def __init__(self, report: ValidationReport, listed: int | None = MAX_LISTED):
         self.report = report
+        self.listed = listed
         self.counts: Counter = Counter()
 
     def add(self, severity: str, check: str, row: int | None, fld: str | None, message: str) -> None:
         key = (severity, check, fld)
         self.counts[key] += 1
-        if self.counts[key] <= MAX_LISTED:
-            target = self.report.errors if severity == "error" else self.report.warnings
+        if self.listed is None or self.counts[key] <= self.listed:
+            target = {"error": self.report.errors, "warning": self.report.warnings,
+                      "contamination": self.report.contamination}[severity]
             target.append(Problem(self.report.file, row, fld, message, check))
 
     def error(self, check, row, fld, message):
@@ -89,14 +96,21 @@ class _Findings:
     def warn(self, check, row, fld, message):
         self.add("warning", check, row, fld, message)
 
+    def contaminated(self, check, fld, message):
+        self.add("contamination", check, None, fld, message)
+
     def close(self) -> None:
-        for (severity, check, fld), n in self.counts.items():
-            if n > MAX_LISTED:
-                target = self.report.errors if severity == "error" else self.report.warnings
-                target.append(Problem(self.report.file, None, fld,
-                                      f"... and {n - MAX_LISTED} more rows with this kind of problem", check))
-        self.report.stats["error_count"] = sum(n for (s, _, _), n in self.counts.items() if s == "error")
-        self.report.stats["warning_count"] = sum(n for (s, _, _), n in self.counts.items() if s == "warning")
+        stats = self.report.stats
+        for severity in ("error", "warning", "contamination"):
+            by_check: Counter = Counter()
+            for (s, check, _), n in self.counts.items():
+                if s == severity:
+                    by_check[check] += n
+            stats[f"{severity}_count"] = sum(by_check.values())
+            stats[f"{severity}_counts"] = dict(by_check)
+        stats["unlisted"] = [{"severity": s, "check": check, "field": fld, "count": n - self.listed}
+                             for (s, check, fld), n in self.counts.items()
+                             if self.listed is not None and n > self.listed]
 
 
 @dataclass
@@ -146,18 +160,19 @@ Check = Callable[[_Findings, _File], Any]
 def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length: int | None = None,
                   against: Sequence[str | Path] = (), check_gold: bool = True, overlong: str = "error",
                   chat_template_kwargs: dict[str, Any] | None = None,
-                  progress: Progress | None = None) -> ValidationReport:
+                  progress: Progress | None = None, listed: int | None = MAX_LISTED) -> ValidationReport:
     """Validate one verl parquet (or json/jsonl) file: run `CHECKS` in order.
 
     `tokenizer` is a tokenizer object or a local path; with `max_prompt_length`, longer prompts are
     errors (`overlong="warn"` makes them warnings, for runs that rely on verl's filtering).
     `against` lists other files (e.g. the validation set) whose prompts must not reappear here.
     `progress(total, desc)` returns an `update(n)` for the two long steps (gold self-check, lengths).
+    `listed` caps the problems listed per kind (None lists every one); the counts are always whole.
     """
     if overlong not in ("error", "warn"):
         raise ValueError("overlong must be 'error' or 'warn'")
     report = ValidationReport(str(path))
-    found = _Findings(report)
+    found = _Findings(report, listed)
     try:
         table = read_table(path)
     except Exception as exc:
@@ -257,12 +272,31 @@ def _duplicates(found: _Findings, file: _File) -> int:
     return duplicates
 
 
+HELD_OUT = {"test", "val", "valid", "validation", "eval", "dev", "heldout"}
+
+
+def held_out(path: str | Path, table: Any) -> bool:
+    """A file of held-out prompts: its rows' `extra_info.split` (verl's rows and `rewards prepare`'s carry
+    it) is a held-out split; without one, a word of its name is (`test.parquet`, `math_val.jsonl`)."""
+    if "extra_info" in table.column_names and table.num_rows:
+        first = table.column("extra_info")[0].as_py()
+        split = first.get("split") if isinstance(first, dict) else None
+        if isinstance(split, str) and split:
+            return split.lower() in HELD_OUT
+    import re
+
+    return bool(set(re.split(r"[^a-z]+", Path(str(path)).stem.lower())) & HELD_OUT)
+
+
 def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
-    """Prompts shared with the `against` files (train/test overlap), and `extra_info` types that differ."""
+    """Prompts shared with the `against` files, and `extra_info` types that differ. Held-out prompts in
+    a training file are contamination, one summary per pair of files; other sharing (train and train,
+    two held-out files) is a warning per row."""
     if not file.options.against:
         return None
     counts = {}
     table = file.table
+    mine_held_out = held_out(found.report.file, table)
     own_extra = table.schema.field("extra_info").type if "extra_info" in table.column_names else None
     for other in file.options.against:
         try:
@@ -283,12 +317,19 @@ def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
             for j, prompt in enumerate(other_table.column("prompt").to_pylist()):
                 if isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
                     other_keys.setdefault(_prompt_key(prompt, other_images[j] if other_images else None), j)
-        shared = 0
-        for i, key in enumerate(file.keys):
-            if key is not None and key in other_keys:
-                shared += 1
-                found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[key]})")
-        counts[str(other)] = shared
+        shared = [i for i, key in enumerate(file.keys) if key is not None and key in other_keys]
+        counts[str(other)] = len(shared)
+        if not shared:
+            continue
+        if mine_held_out != held_out(other, other_table):
+            rows = ", ".join(map(str, shared[:5])) + (f" and {len(shared) - 5} more" if len(shared) > 5 else "")
+            what = (f"{len(shared)} of its held-out prompts are in training file {other}" if mine_held_out else
+                    f"{len(shared)} prompts of held-out file {other} are in this training file")
+            found.contaminated("contamination", "prompt", f"{what} (rows {rows} here): scores on them measure "
+                                                          f"memory, not skill; drop them from the training file")
+            continue
+        for i in shared:
+            found.warn("overlap", i, "prompt", f"also in {other} (row {other_keys[file.keys[i]]})")
     return counts
 
 

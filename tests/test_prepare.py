@@ -164,6 +164,30 @@ def test_cli_prepare_reports_and_errors(tmp_path, capsys):
     assert "--limit must be positive, got -1" in capsys.readouterr().err
 
 
+def test_repeated_problems_are_counted_and_dropped_with_dedupe(tmp_path, capsys):
+    """DAPO-Math-17k holds each problem many times: prepare says how many repeat, and --dedupe drops them
+    (and test rows cut from the same source that are also in train)."""
+    src = tmp_path / "problems.csv"
+    rows = ["What is 2+2?,so \\boxed{4}"] * 3 + ["What is 3+3?,so \\boxed{6}"] * 2 + ["What is 4+4?,so \\boxed{8}"]
+    src.write_text("q,sol\n" + "\n".join(rows) + "\n")
+    args = ["prepare", str(src), "--family", "table", "--question-field", "q", "--answer-field", "sol",
+            "--answer-extractor", "boxed", "--data-source", "lighteval/MATH", "-q"]
+    assert main([*args, "--out", str(tmp_path / "kept")]) == 0
+    out = capsys.readouterr().out
+    assert "repeated prompts (same prompt and gold as an earlier row): 3 in train; kept: --dedupe drops them" in out
+    assert pq.read_table(tmp_path / "kept/train.parquet").num_rows == 6
+    assert main([*args, "--out", str(tmp_path / "once"), "--dedupe"]) == 0
+    assert "3 in train; dropped (--dedupe)" in capsys.readouterr().out
+    table = pq.read_table(tmp_path / "once/train.parquet").to_pylist()
+    assert [r["reward_model"]["ground_truth"] for r in table] == ["4", "6", "8"]
+    manifest = json.loads((tmp_path / "once/manifest.json").read_text())
+    assert manifest["files"]["train.parquet"]["rows"] == 3 and manifest["repeats"] == {"train": 3}
+    assert main([*args, "--out", str(tmp_path / "split"), "--test-size", "0.5", "--seed", "1", "--dedupe"]) == 0
+    split = json.loads((tmp_path / "split/manifest.json").read_text())
+    train = {r["reward_model"]["ground_truth"] for r in pq.read_table(tmp_path / "split/train.parquet").to_pylist()}
+    test = [r["reward_model"]["ground_truth"] for r in pq.read_table(tmp_path / "split/test.parquet").to_pylist()]
+    assert not train & set(test) and split["repeats"]["test_in_train"] >= 1
+
 # -- verl 0.9.1 reads what we write -----------------------------------------------------------
 
 def _verl_dataset(path, tokenizer, processor=None, **config):

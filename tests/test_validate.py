@@ -228,8 +228,43 @@ def test_long_lists_are_capped_but_counted(tmp_path):
     write_parquet(rows, tmp_path / "bad.parquet")
     report = validate_file(tmp_path / "bad.parquet")
     gold = [p for p in report.errors if p.check == "gold"]
-    assert len(gold) == 21 and gold[-1].row is None and "40 more" in gold[-1].message
-    assert report.stats["error_count"] == 60
+    assert len(gold) == 20 and all(p.row is not None for p in gold)   # a finding per row, no pseudo-row
+    assert report.stats["error_count"] == 60 and report.stats["error_counts"] == {"gold": 60}
+    assert report.stats["unlisted"] == [{"severity": "error", "check": "gold", "field": "reward_model.ground_truth", "count": 40}]
+    every = validate_file(tmp_path / "bad.parquet", listed=None)
+    assert len([p for p in every.errors if p.check == "gold"]) == 60 and every.stats["unlisted"] == []
+
+
+def test_validate_json_lists_each_finding_and_the_text_counts_the_rest(tmp_path, capsys):
+    write_parquet([row(i, gold="not a number") for i in range(30)], tmp_path / "bad.parquet")
+    assert main(["validate", str(tmp_path / "bad.parquet"), "--json"]) == 1
+    [report] = json.loads(capsys.readouterr().out)["reports"]
+    assert len(report["errors"]) == report["stats"]["error_count"] == 30
+    assert all(p["row"] is not None for p in report["errors"])
+    main(["validate", str(tmp_path / "bad.parquet"), "-q"])
+    out = capsys.readouterr().out
+    assert "errors (30):" in out and "... and 10 more gold errors (`--json` lists every one)" in out
+
+
+def test_held_out_prompts_in_a_training_file_are_contamination_one_line_a_pair(tmp_path, capsys):
+    """DAPO's training file holding MATH test prompts: contamination, summed up once per pair of files,
+    apart from train/train overlap, which stays a warning per row."""
+    write_parquet([row(i) for i in range(30)], tmp_path / "dapo_train.parquet")
+    write_parquet([make_row(data_source="lighteval/MATH", prompt=[{"role": "user", "content": f"What is 2+3? #{i}"}],
+                            ground_truth="5", extra_info={"split": "test", "index": i}) for i in range(25)],
+                  tmp_path / "math_test.parquet")
+    write_parquet([row(i) for i in (0, 1)], tmp_path / "gsm8k_train.parquet")
+    report = validate_file(tmp_path / "dapo_train.parquet",
+                           against=[tmp_path / "math_test.parquet", tmp_path / "gsm8k_train.parquet"])
+    [line] = report.contamination
+    assert line.message.startswith(f"25 prompts of held-out file {tmp_path / 'math_test.parquet'} are in this "
+                                   f"training file (rows 0, 1, 2, 3, 4 and 20 more here)")
+    assert by_check(report, "overlap", "warnings") == [(0, "prompt"), (1, "prompt")]
+    assert report.ok and report.stats["contamination_count"] == 1
+    main(["validate", str(tmp_path / "math_test.parquet"), "--against", str(tmp_path / "dapo_train.parquet"),
+          "--no-gold-check", "-q"])
+    out = capsys.readouterr().out
+    assert "contamination (1):" in out and "25 of its held-out prompts are in training file" in out
 
 
 @pytest.mark.verl
