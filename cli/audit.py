@@ -1,7 +1,8 @@
 """The reward audit in `rewards score` and `rewards report`: which reward each row is compared with.
 
 A row's previous reward is, the first that applies: the other grader's score (`--against NAME`,
-rewards/reporting/graders.py); the column `--previous-reward` names; the row's `prev_score`; its own
+rewards/reporting/graders.py); the column `--previous-reward` names; the other grader's score a
+`score --against` output carries (`against_score`); the row's `prev_score`; its own
 `score` when the row's results are not ours (a verl dump's). A row with none is not compared and
 nothing about it changes. Each compared row goes to rewards/reporting/audit.py, and `score -o`
 writes beside our keys the other grader's `against_score` and the row's `disagreement` (the
@@ -12,6 +13,7 @@ direction and cause, or null where the rewards agree); a dump's own reward is al
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Iterable, Iterator
 
 from rewards.reporting.audit import Audit, Comparison
@@ -56,6 +58,7 @@ class Auditor:
             check_grader(self.against)
         reference = self.against or self.column or f"the input's reward ({PREVIOUS}, else score)"
         self.audit = Audit(reference)
+        self._named = bool(self.against or self.column)
 
     def observe(self, row: Any, result: dict[str, Any], step: int | None, where: str,
                 ours_in_row: bool = False) -> dict[str, Any]:
@@ -96,6 +99,12 @@ class Auditor:
             for part in self.column.split("."):
                 value = value.get(part) if isinstance(value, dict) else None
             return _Missing(f"no column {self.column!r}") if value is None else value
+        if AGAINST_KEY in row or AGAINST_ERROR in row:   # a `score --against` output: that grader's reward
+            if not self._named:
+                self.audit.reference, self._named = f"the other grader's reward in the input ({AGAINST_KEY})", True
+            if row.get(AGAINST_KEY) is None:
+                return _Missing(f"the other grader failed: {row.get(AGAINST_ERROR)}")
+            return row[AGAINST_KEY]
         if PREVIOUS in row:
             return row[PREVIOUS]
         if "score" in row and not ours_in_row:
@@ -177,3 +186,52 @@ def score_chunk_against(chunk, score_chunk, data_source, settings, against: str)
         out.append((item, row, result))
     return out
 
+
+
+def check_data_source(name: str | None) -> None:
+    """An unknown `--data-source` is one usage error before any row is read: every row would fail on it."""
+    if name is None:
+        return
+    from rewards.registry import UnknownDataSourceError, get_scorer
+
+    try:
+        get_scorer(name)
+    except UnknownDataSourceError as exc:
+        raise CommandError(f"--data-source: {str(exc).splitlines()[0]}") from None
+
+
+def refuse_data_file(rows: Iterable[Any], file: str, command: str) -> Iterator[Any]:
+    """The rows as read, unless the first is a verl data row (a prompt and a gold, no response): a data
+    file holds no responses, and every row would fail alike, so it is one usage error instead."""
+    from itertools import chain
+
+    from schemas.rollouts import RESPONSE_KEYS, gold_of
+
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return iter(())
+    row = first.value if first.problem is None else None
+    if (isinstance(row, dict) and "prompt" in row and gold_of(row) is not None
+            and not any(row.get(key) is not None for key in RESPONSE_KEYS)):
+        raise CommandError(f"{file} is a data file (prompts and golds, no responses): {command} needs responses; "
+                           f"generate them (verl's trainer.rollout_data_dir / validation_data_dir dumps hold them) "
+                           f"and {command} those")
+    return chain([first], rows)
+
+
+def with_data_sources(rows: Iterable[Any], file: str, command: str) -> Iterable[Any]:
+    """The rows of a folder of verl dumps, each without a data_source labelled from the run's record of
+    its training files (verl's V1 training dumps have none: schemas/dump_sources.py); other input as is."""
+    from pathlib import Path
+
+    from schemas.dump_sources import RecordProblem, labelled, load_index
+
+    if file == "-" or not Path(file).is_dir():
+        return rows
+    try:
+        index = load_index(file)
+    except RecordProblem as exc:
+        print(f"rewards {command}: {exc}; rows without a data_source need --data-source", file=sys.stderr)
+        return rows
+    return labelled(rows, index) if index is not None else rows

@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_PIPE
         except KeyboardInterrupt:
+            print(f"\nrewards {args.command}: interrupted (Ctrl-C); an output file it was writing was left as it "
+                  f"was (a half-written one is removed)", file=sys.stderr)
             return EXIT_INTERRUPTED
         except Terminated:
             print(f"rewards {args.command}: terminated (SIGTERM); no output was left half-written", file=sys.stderr)
@@ -90,8 +92,22 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
     args, extra = parser.parse_known_args(argv)
     if extra:
         subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        subparsers.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+        command = subparsers.choices[args.command]
+        command.error(f"unrecognized arguments: {' '.join(extra)}{_did_you_mean(command, extra)}")
     return args
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """` (did you mean --timeout?)` for the first misspelt flag, from the subcommand's own flags."""
+    import difflib
+
+    flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+    for arg in extra:
+        if arg.startswith("--"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], flags, n=1, cutoff=0.75)
+            if close:
+                return f" (did you mean {close[0]}?)"
+    return ""
 
 
 def _version() -> str:

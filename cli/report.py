@@ -65,7 +65,7 @@ def run(args) -> int:
     from rewards.settings import SettingsError
     from schemas.reader import UnreadableFile, read_rows
 
-    from .audit import Auditor
+    from .audit import Auditor, check_data_source, refuse_data_file, with_data_sources
     from .output import HTML, refuse_overwriting_input, write_output
 
     if args.file == "-" and not args.output:
@@ -76,9 +76,10 @@ def run(args) -> int:
         f"{source.name}.report.html" if folder else source.with_suffix(".report.html").name))
     refuse_overwriting_input(args.file, output)
     length, unit = _length_counter(args)
+    check_data_source(args.data_source)
     auditor = Auditor(args)
     try:
-        items = read_rows(args.file)
+        items = with_data_sources(refuse_data_file(read_rows(args.file), args.file, "report"), args.file, "report")
         with ExitStack() as stack:
             judged = _judge(_with_progress(stack, items, source, folder, args), args, length, auditor)
             page, lines, numbers = (_run_page if folder else _file_page)(judged, source, args, unit, auditor.audit)
@@ -102,7 +103,7 @@ def run(args) -> int:
 
 def _file_page(judged, source: Path, args, unit: str, audit):
     from rewards.reporting.html import render_html
-    from rewards.reporting.stats import Report
+    from rewards.reporting.stats import Report, fixed
 
     report = Report()
     how: dict[str, int] = {}
@@ -126,13 +127,14 @@ def _file_page(judged, source: Path, args, unit: str, audit):
         if stats.nonfinite:
             groups += (", rewards not finite (counted as 0): "
                        + ", ".join(f"{n} {name}" for name, n in sorted(stats.nonfinite.items())))
-        lines.append(f"{name}: {stats.count} rows, mean score {stats.mean_score:.3f}, acc {stats.accuracy:.3f}{groups}")
+        lines.append(f"{name}: {stats.count} rows, mean score {fixed(stats.mean_score)}, acc {fixed(stats.accuracy)}{groups}")
     return page, lines + _audit_lines(audit), report.to_dict() | _audit_numbers(audit)
 
 
 def _run_page(judged, source: Path, args, unit: str, audit):
     from rewards.reporting.html import render_run_html
     from rewards.reporting.runs import RunStats
+    from rewards.reporting.stats import fixed
 
     run = RunStats(max_length=args.max_resp_len, step_seconds=_step_seconds(args.metrics))
     for step, row, way in judged:
@@ -149,7 +151,7 @@ def _run_page(judged, source: Path, args, unit: str, audit):
     lines = []
     for name, steps in run.steps.items():
         acc = [s.acc for s in steps if s.acc is not None]
-        trend = f", acc {acc[0]:.3f} -> {acc[-1]:.3f}" if acc else ", no verdicts (score only)"
+        trend = f", acc {fixed(acc[0])} -> {fixed(acc[-1])}" if acc else ", no verdicts (score only)"
         lines.append(f"{name}: {len(steps)} steps ({steps[0].step}-{steps[-1].step}), "
                      f"{sum(s.rows for s in steps)} rows{trend}{_commonest(steps)}")
     lines += _reward_time_lines(run.reward_time(), args.metrics)
@@ -304,6 +306,10 @@ def _with_progress(stack: ExitStack, items: Iterable[Any], source: Path, folder:
     total = sum(1 for p in source.iterdir() if STEP_FILE.match(p.name)) if folder else None
     bar = stack.enter_context(tqdm(total=total, unit=" steps" if folder else " rows", delay=1.0,
                                    file=sys.stderr, desc="report", leave=False))
+    if not folder:
+        from .score import total_in_background
+
+        total_in_background(bar, str(source))
     return _counted(items, bar, folder)
 
 

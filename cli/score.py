@@ -24,7 +24,8 @@ from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
 from schemas.rollouts import RecordError, data_source_of, read_record, write_record
 
-from .audit import Auditor, add_audit_flags, audited, score_chunk_against
+from .audit import (Auditor, add_audit_flags, audited, check_data_source, refuse_data_file,
+                    score_chunk_against, with_data_sources)
 from .errors import CommandError
 from .output import open_rows, refuse_overwriting_input
 from .plugins import add_import_flag
@@ -84,9 +85,10 @@ def _run(args) -> int:
     n_errors = 0
     _configure_engine(args)
     refuse_overwriting_input(args.file, args.output)
+    check_data_source(args.data_source)
     auditor = Auditor(args, graded=args.ray is not None)
     try:
-        rows = read_rows(args.file)
+        rows = with_data_sources(refuse_data_file(read_rows(args.file), args.file, "score"), args.file, "score")
     except UnreadableFile as exc:
         raise CommandError(str(exc)) from None
     with ExitStack() as stack:
@@ -230,7 +232,32 @@ def _with_progress(stack: ExitStack, rows: Iterable[InputRow], args) -> Iterable
 
     bar = stack.enter_context(tqdm(unit=" rows", unit_scale=True, delay=1.0, file=sys.stderr,
                                    desc="scoring", leave=False))
+    total_in_background(bar, args.file)
     return _counted(rows, bar)
+
+
+def total_in_background(bar, path: str) -> None:
+    """Give the bar its total (so it shows a percentage and the time left) once the rows are counted:
+    at once for a file under 64 MB, else in a thread while scoring starts (2 GB is seconds of reading)."""
+    import os
+    import threading
+
+    from schemas.reader import count_rows
+
+    def count() -> None:
+        total = count_rows(path)
+        if total:
+            bar.total = total
+            bar.refresh()
+
+    try:
+        small = os.path.getsize(path) < 64 * 2**20
+    except OSError:
+        return
+    if small:
+        count()
+    else:
+        threading.Thread(target=count, name="rewards-count-rows", daemon=True).start()
 
 
 def _counted(items: Iterable[Any], bar, every: int = 256) -> Iterator[Any]:

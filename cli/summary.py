@@ -43,6 +43,8 @@ class Summary:
                 for (s, v), t in sorted(self.cells.items(), key=lambda kv: order(kv[0]))]
 
     def print(self, out: TextIO) -> None:
+        from rewards.reporting.stats import fixed
+
         rows = self.rows()
         if not rows:
             print("no rows", file=out)
@@ -51,4 +53,4 @@ class Summary:
         print(f"{'data_source':<{w}}  {'verdict':<15}  {'count':>7}  {'mean_score':>10}  {'acc':>6}", file=out)
         for r in rows:
             print(f"{r['data_source']:<{w}}  {r['verdict']:<15}  {r['count']:>7}  "
-                  f"{r['mean_score']:>10.3f}  {r['acc']:>6.3f}", file=out)
+                  f"{fixed(r['mean_score']):>10}  {fixed(r['acc']):>6}", file=out)

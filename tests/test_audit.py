@@ -276,6 +276,22 @@ def test_against_a_custom_function_that_raises_on_some_rows(tmp_path, capsys):
     assert rows[1]["against_error"].startswith("RuntimeError")
 
 
+
+def test_report_of_an_against_output_audits_the_other_grader(tmp_path, capsys):
+    """`score --against X -o out` keeps the dump's own reward as prev_score and X's as against_score:
+    `report out` audits X, the grader that output was made to compare with."""
+    good = {"data_source": "openai/gsm8k", "ground_truth": "12", "score": 0.0}   # the dump paid nothing
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({**good, "response": r}) + "\n" for r in ("#### 12", "#### 12.0", "#### 13 or 12")))
+    out = tmp_path / "out.jsonl"
+    assert _score([str(path), "--against", "tests.test_audit:failing_grader", "-o", str(out)], capsys)[0] == 0
+    capsys.readouterr()
+    assert main(["report", str(out), "-o", str(tmp_path / "page.html"), "--json", "-q"]) == 0
+    audit = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["audit"]
+    assert audit["reference"] == "the other grader's reward in the input (against_score)"
+    source = audit["sources"]["openai/gsm8k"]
+    assert (source["rows"], source["paid_but_wrong"], source["correct_but_unpaid"]) == (3, 1, 1)
+
 def test_against_math_verify_scores_as_math_verify_does(tmp_path, capsys):
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 

@@ -118,8 +118,23 @@ def test_score_a_verl_parquet(tmp_path):
     verdicts = [json.loads(line)["verdict"] for line in out.read_text().splitlines()]
     assert verdicts == ["correct", "correct", "wrong"]
     write_parquet(rows[:1], tmp_path / "no_response.parquet")  # a verl data file has no responses
-    done = rewards("score", tmp_path / "no_response.parquet")
-    assert done.returncode == 1 and b"row 0: no response field" in done.stderr
+    for command in ("score", "report"):   # one usage line, not a failure per row
+        done = rewards(command, tmp_path / "no_response.parquet", "-o", tmp_path / f"out.{command}")
+        assert done.returncode == 2 and done.stderr.decode().strip() == (
+            f"rewards {command}: {tmp_path / 'no_response.parquet'} is a data file (prompts and golds, no "
+            f"responses): {command} needs responses; generate them (verl's trainer.rollout_data_dir / "
+            f"validation_data_dir dumps hold them) and {command} those")
+
+
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_an_unknown_data_source_is_one_usage_line_before_any_row_is_read(command, tmp_path):
+    rows = tmp_path / "dump.jsonl"
+    rows.write_text("".join(json.dumps({"output": "#### 4", "gts": "4"}) + "\n" for _ in range(50)))
+    done = rewards(command, rows, "--data-source", "gsm9k", "-o", tmp_path / "out")
+    assert done.returncode == 2
+    [line] = done.stderr.decode().strip().splitlines()
+    assert line.startswith(f"rewards {command}: --data-source: ") and "gsm9k" in line and "did you mean" in line
+    assert not (tmp_path / "out").exists()
 
 
 def test_score_a_folder_of_verl_step_dumps(tmp_path):

@@ -19,6 +19,17 @@ def test_unknown_flag_prints_the_subcommands_usage(command, capsys):
     assert err.startswith(f"usage: rewards {command} ") and "unrecognized arguments:" in err and "--no-such-flag" in err
 
 
+@pytest.mark.parametrize("command, typo, meant", [("score", "--timout", "--timeout"),
+                                                   ("report", "--data-sorce", "--data-source"),
+                                                   ("validate", "--max-promt-length=4", "--max-prompt-length")])
+def test_a_misspelt_flag_gets_did_you_mean(command, typo, meant, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "x", typo])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        f"unrecognized arguments: {typo} (did you mean {meant}?)")
+
+
 def test_input_is_positional_and_output_is_dash_o_everywhere():
     sub = next(a for a in build_parser()._actions if hasattr(a, "choices") and isinstance(a.choices, dict))
     for name in ("score", "prepare", "validate", "probe", "report"):

@@ -58,7 +58,8 @@ def test_prepare_into_an_unwritable_output_is_one_line(tmp_path):
         assert line.startswith("rewards prepare: cannot write ")
 
 
-def test_an_interrupted_prepare_keeps_the_previous_run_and_leaves_no_half_file(prepared, tmp_path, monkeypatch):
+def test_an_interrupted_prepare_keeps_the_previous_run_and_leaves_no_half_file(prepared, tmp_path, monkeypatch,
+                                                                                 capsys):
     import datasources.pipeline as pipeline
 
     out = tmp_path / "data"
@@ -80,6 +81,9 @@ def test_an_interrupted_prepare_keeps_the_previous_run_and_leaves_no_half_file(p
     assert main(["prepare", str(gsm8k_source(tmp_path / "gsm.jsonl", 8)), "-o", str(out), "--family", "gsm8k",
                  "--test-size", "3", "-q"]) == 130
     assert digests(out) == before, "the previous run's files are intact and no temporary file is left"
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "rewards prepare: interrupted (Ctrl-C); an output file it was writing was left as it was (a half-written "
+        "one is removed)")
 
 
 def test_outputs_are_ordinary_files_not_private_temporaries(tmp_path):

@@ -124,3 +124,89 @@ def test_every_preset_dumps_what_the_report_reads():
         assert str(preset.reward_kwargs.get("data_source_key")).lower() == "true", preset.name
         folders += dirs
     assert len(folders) == len(set(folders))
+
+
+# --- a mixed run's V1 training dumps: labelled from the run's record of its training files ---------------
+
+GSM8K_Q = ["Natalia sold 48 clips in April and half as many in May. How many in all?",
+           "Weng earns $12 an hour. How much for 6 hours?", "Betty has 24 dollars and needs 96. How much more?"]
+MATH_Q = ["What is $\\frac{144}{2}$?", "Compute $6 \\cdot 12$.", "Evaluate $3^4 - 9$."]
+GOLDS = ["72", "72", "72"]   # one gold in both data sets: only the prompt tells them apart
+
+
+def training_files(folder: Path) -> list[Path]:
+    from schemas.verl_row import make_row, write_parquet
+
+    files = []
+    for name, source, questions in (("gsm8k", "openai/gsm8k", GSM8K_Q), ("math", "lighteval/MATH", MATH_Q)):
+        rows = [make_row(data_source=source, prompt=[{"role": "user", "content": f"{q} Think step by step."}],
+                         ground_truth=gold, extra_info={"split": "train", "index": i})
+                for i, (q, gold) in enumerate(zip(questions, GOLDS))]
+        (folder / name).mkdir(parents=True)
+        write_parquet(rows, folder / name / "train.parquet")
+        files.append(folder / name / "train.parquet")
+    return files
+
+
+def v1_training_dump(folder: Path, step: int) -> None:
+    """What verl 0.9.1's V1 trainer writes to trainer.rollout_data_dir: the decoded chat-templated prompt,
+    the response, the gold, the summed reward, the step and the uid; no data_source, none of our keys."""
+    prompts = [(q, "#### 72") for q in GSM8K_Q] + [(q, "\\boxed{72}") for q in MATH_Q]
+    inputs, outputs = [], []
+    for question, answer in prompts:
+        for k in range(2):   # n = 2 responses a prompt; one right, one wrong
+            inputs.append(f"system\nYou are a helpful assistant.\nuser\n{question} Think step by step.\nassistant\n")
+            outputs.append(answer if k == 0 else answer.replace("72", "71"))
+    verl_dump_writer()(inputs=inputs, outputs=outputs, gts=["72"] * len(inputs), scores=[0.0] * len(inputs),
+                       reward_extra_infos_dict={"uid": [f"u{i // 2}_0_{i % 2}" for i in range(len(inputs))]},
+                       dump_path=str(folder), global_steps=step)
+
+
+def test_a_mixed_v1_runs_training_dumps_are_reported_per_data_set_with_no_flag(tmp_path, capsys):
+    from schemas.dump_sources import RECORD, record_text
+
+    files = training_files(tmp_path / "data")
+    dumps = tmp_path / "run" / "rollouts"
+    for step in (1, 2):
+        v1_training_dump(dumps, step)
+    capsys.readouterr()
+    assert main(["report", str(dumps), "-o", str(tmp_path / "before.html"), "--json", "-q"]) == 0
+    assert "(no data_source)" in capsys.readouterr().out   # the dump alone cannot say
+    (dumps / RECORD).write_text(record_text([str(f) for f in files], {}))
+    assert main(["report", str(dumps), "-o", str(tmp_path / "run.html"), "--json", "-q"]) == 0
+    sources = json.loads(capsys.readouterr().out)["sources"]
+    assert sorted(sources) == ["lighteval/MATH", "openai/gsm8k"]
+    for source in sources.values():
+        steps = source["steps"]
+        assert [s["rows"] for s in steps] == [6, 6] and [s["acc"] for s in steps] == [0.5, 0.5]
+    assert main(["score", str(dumps), "--json", "-q"]) == 0   # score labels them the same way
+    table = json.loads(capsys.readouterr().out)["table"]
+    assert {r["data_source"]: r["count"] for r in table if r["verdict"] == "(all)"} == {
+        "lighteval/MATH": 12, "openai/gsm8k": 12, "(all)": 24}
+
+
+def test_train_records_the_training_files_where_the_run_dumps(tmp_path, capsys):
+    """The emitted script writes the record into trainer.rollout_data_dir before verl starts; a run of one
+    data set is labelled from the record alone, without its files."""
+    import subprocess
+
+    from schemas.dump_sources import RECORD, load_index
+
+    files = training_files(tmp_path / "data")
+    dumps = tmp_path / "run" / "rollouts"
+    script = tmp_path / "run.sh"
+    assert main(["train", "qwen3-0.6b-grpo", "--emit", str(script), "--train-files", *map(str, files),
+                 "--val-files", str(files[0]), f"trainer.rollout_data_dir={dumps}"]) == 0
+    text = script.read_text()
+    lines = text[:text.index("python3 -m verl") if "python3 -m verl" in text else len(text)]
+    record = [line for line in lines.splitlines() if line.startswith(("mkdir", "printf"))]
+    assert len(record) == 2
+    subprocess.run(["bash", "-c", "\n".join(record)], check=True)
+    written = json.loads((dumps / RECORD).read_text())
+    assert written["train_files"] == [str(f) for f in files]
+    assert written["data_sources"][str(files[1])] == {"lighteval/MATH": 3}
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / RECORD).write_text(json.dumps({"train_files": ["/elsewhere/train.parquet"],
+                                          "data_sources": {"/elsewhere/train.parquet": {"openai/gsm8k": 9}}}))
+    assert load_index(one).label({"gts": "1", "input": "q"}) == "openai/gsm8k"

@@ -197,3 +197,24 @@ def test_a_one_value_histogram_names_only_that_value():
     hist = source_figure(report.sources["openai/gsm8k"]).axes[0]
     assert [t.get_text() for t in hist.get_xticklabels()] == ["1"]
     assert [p.get_height() for p in hist.patches] == [12]
+
+
+def test_tables_show_no_negative_zero(tmp_path, capsys):
+    """A mean of tiny penalties rounds to 0.000, not -0.000, in the report's lines, its page and score's table."""
+    import io
+
+    from cli.summary import Summary
+
+    rows = [{"data_source": "openai/gsm8k", "response": "no", "ground_truth": "1", "score": -0.0001, "acc": 0.0,
+             "verdict": "no_answer", "format": 1.0, "pred": ""} for _ in range(3)]
+    src = write_jsonl(tmp_path / "rows.jsonl", rows)
+    assert main(["report", str(src), "-o", str(tmp_path / "page.html"), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "mean score 0.000" in out and "-0.000" not in out
+    assert "-0.000" not in (tmp_path / "page.html").read_text()
+    summary = Summary()
+    for row in rows:
+        summary.add("openai/gsm8k", row)
+    table = io.StringIO()
+    summary.print(table)
+    assert "-0.000" not in table.getvalue() and " 0.000" in table.getvalue()

@@ -376,3 +376,19 @@ def test_step_axes_show_whole_steps_only():
         for ax in run_figure(stats.steps["openai/gsm8k"], []).axes:
             ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
             assert ticks and all(float(t).is_integer() for t in ticks), (ax.get_title(), ticks)
+
+
+
+def test_the_audit_charts_step_axes_show_whole_steps_only():
+    """Steps 10, 20, 30 (validation every 10 steps): matplotlib's default ticks read 12.5, 17.5."""
+    from rewards.reporting.audit import Audit, Comparison
+    from rewards.reporting.charts import audit_figure
+
+    audit = Audit("verl")
+    for step in (10, 20, 30):
+        for i in range(4):
+            audit.add(Comparison("openai/gsm8k", previous=float(i % 2), score=float(i < 2),
+                                 verdict="correct" if i < 2 else "wrong", step=step, group=(step, "uid", "p")))
+    for ax in audit_figure(audit).axes:
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), (ax.get_title(), ticks)

@@ -109,6 +109,14 @@ def audit_chart(audit: Audit) -> str | None:
     """Per step and data_source: the share of judged rows where the two rewards disagree (each
     direction and both), and the share of GRPO groups with an advantage sign changed (base64 PNG);
     None when no data_source has two steps to draw."""
+    fig = audit_figure(audit)
+    return None if fig is None else _png(fig)
+
+
+def audit_figure(audit: Audit):
+    """The figure behind `audit_chart` (None when there is nothing to draw)."""
+    from matplotlib.ticker import MaxNLocator
+
     sources = {name: [s for s in a.steps.values() if s.step is not None and s.judged]
                for name, a in audit.finish().sources.items()}
     sources = {name: sorted(steps, key=lambda s: s.step) for name, steps in sources.items() if len(steps) >= 2}
@@ -133,12 +141,13 @@ def audit_chart(audit: Audit) -> str | None:
     ax2.set_ylabel("share of groups")
     for ax in (ax1, ax2):
         ax.set_xlabel("step")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers: no 12.5, 17.5
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="best", framealpha=0.7)
     fig.tight_layout()
-    return _png(fig)
+    return fig
 
 
 def run_chart(steps: list[StepSummary], wrong_answers: list[str], length_unit: str = "chars") -> str:

@@ -15,7 +15,7 @@ from .audit import DIRECTIONS, PAID, Audit
 from .charts import audit_chart, groups_chart, run_chart, source_chart
 from .shapes import SHAPES
 from .runs import CHECKS, TOP_ANSWERS, RunStats
-from .stats import Report
+from .stats import Report, fixed
 
 _CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 24px auto; max-width: 1400px;
@@ -62,7 +62,7 @@ def render_html(report: Report, title: str = "Reward report", notes: Iterable[st
     overview = []
     for name, s in report.sources.items():
         g = s.group_stats()
-        overview.append([name, s.count, f"{s.mean_score:.3f}", f"{s.accuracy:.3f}",
+        overview.append([name, s.count, fixed(s.mean_score), fixed(s.accuracy),
                          *(s.verdicts.get(v, 0) for v in seen),
                          g.groups, f"{g.share:.1%}" if g.groups else "-"])
     parts.append(_table(["data_source", "rows", "mean score", "acc", *seen, "groups", "zero-variance groups"],
@@ -80,7 +80,7 @@ def render_html(report: Report, title: str = "Reward report", notes: Iterable[st
     for name, s in report.sources.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
         g = s.group_stats()
-        parts.append(f"<p>{s.count} responses, mean score {s.mean_score:.3f}, accuracy {s.accuracy:.3f}"
+        parts.append(f"<p>{s.count} responses, mean score {fixed(s.mean_score)}, accuracy {fixed(s.accuracy)}"
                      + (f"; {g.groups} groups of mean size {g.mean_size:.1f}, {g.zero_variance} with zero "
                         f"variance ({g.all_correct} all correct, {g.all_failed} all failed)" if g.groups else "")
                      + ".</p>")
@@ -100,7 +100,7 @@ def render_html(report: Report, title: str = "Reward report", notes: Iterable[st
 
 
 def _fmt(value: float | None, spec: str = ".3f") -> str:
-    return "-" if value is None else format(value, spec)
+    return "-" if value is None else fixed(value, spec)
 
 
 def _reward_time_section(steps: list[dict[str, Any]]) -> list[str]:
@@ -211,11 +211,11 @@ def audit_section(audit: Audit | None) -> list[str]:
             e = c["examples"][0]
             rows.append([DIRECTIONS[c["direction"]], c["verdict"], c["shape"], c["rows"],
                          _fmt(c["rows"] / d["judged"], ".1%"), _where(e), e["gold"], e["pred"] or "(none)",
-                         f'{e["previous"]:g} → {e["score"]:g}', e["response_end"]])
+                         f'{fixed(e["previous"], "g")} → {fixed(e["score"], "g")}', e["response_end"]])
         parts.append(_table(["", "our verdict", "answer shape", "rows", "share of judged", "example row", "gold",
                              "our answer", "reward: previous → ours", "end of the response"],
                             rows, text_cols=(0, 2, 5, 6, 7, 9)))
-        more = [[c["shape"], _where(e), e["gold"], e["pred"] or "(none)", f'{e["previous"]:g} → {e["score"]:g}',
+        more = [[c["shape"], _where(e), e["gold"], e["pred"] or "(none)", f'{fixed(e["previous"], "g")} → {fixed(e["score"], "g")}',
                  e["response_end"]] for c in d["causes"] for e in c["examples"][1:]]
         if more:
             parts.append("<details><summary>More examples</summary>")

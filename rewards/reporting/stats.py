@@ -30,6 +30,19 @@ UNJUDGED = ""
 """The verdict of a row known only by its `score` (a plain verl dump with no data_source to re-score by)."""
 
 
+def fixed(value: float, spec: str = ".3f") -> str:
+    """A number as a table shows it: `format(value, spec)`, with a zero that rounds from below shown as
+    `0.000`, not `-0.000` (a mean of tiny penalties is no negative reward).
+
+    >>> fixed(-0.0001), fixed(-0.0), fixed(-0.5), fixed(-0.0, "g")
+    ('0.000', '0.000', '-0.500', '0')
+    """
+    text = format(value, spec)
+    if text.startswith("-") and not any(c.isdigit() and c != "0" for c in text.split("e")[0]):
+        return text[1:]
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One scored response, reduced to what the report needs."""
