@@ -29,6 +29,9 @@ def register(sub) -> None:
                    help="verl's training engine (default: the preset's); a preset's keys for the other engine are left out")
     p.add_argument("--model", help="model path or hub id (sets actor_rollout_ref.model.path, and the critic's)")
     p.add_argument("--model-config", metavar="PATH", help="the model's config.json, when the model is not on this machine")
+    p.add_argument("--tokenizer", metavar="DIR",
+                   help="the model's tokenizer folder, to check prompt lengths when only its config.json is here "
+                        "(--model-config)")
     p.add_argument("--train-files", nargs="+", metavar="FILE",
                    help="training parquet file(s) (data.train_files; several, or verl's [a,b], are one mix)")
     p.add_argument("--val-files", nargs="+", metavar="FILE", help="validation parquet file(s) (data.val_files)")
@@ -146,7 +149,8 @@ def run(args) -> int:
         print(f"\nrewards train: not launched: {len(plan.errors)} error(s) above.", file=sys.stderr)
         return 2
     if args.emit:
-        header = [f"Preset {preset.name}: {preset.description}"]
+        from .launch.plan import describe_run
+        header = [f"Run: {describe_run(plan)} (from preset {preset.name})"]
         if plan.memory:
             header.append(f"Memory estimate: peak {plan.memory.peak.name} {plan.memory.peak.total:.1f} of "
                           f"{plan.memory.gpu_gib:g} GiB per GPU.")
@@ -155,7 +159,7 @@ def run(args) -> int:
         if elsewhere:
             header.append("Not on this machine, so these must exist on the cluster: " + ", ".join(elsewhere))
         from .launch.folders import script_prelude
-        prelude = [] if args.ray_address else script_prelude(plan.cfg)   # a submitted job runs elsewhere
+        prelude = [] if args.ray_address else [*script_prelude(plan.cfg), *_record_lines(plan)]   # a submitted job runs elsewhere
         path = write_script(args.emit, render_script(plan.argv, header, args.ray_address, prelude), _inputs(args, plan))
         notes = sys.stderr if args.json else sys.stdout  # stdout stays one JSON document
         print(f"\nwrote {path or 'the script to standard output'}", file=notes)
@@ -172,6 +176,55 @@ def _runs_here(args) -> bool:
     if args.dry_run or args.json:
         return False
     return args.smoke or not (args.emit or args.ray_address)
+
+
+def _training_record(plan):
+    """(the training dump folder, `data_sources.json`'s text) for a run that dumps training rollouts, else
+    None: verl's V1 trainer writes no data_source into those dumps, and `rewards report` labels each row
+    by data set from this record (schemas/dump_sources.py)."""
+    from schemas.dump_sources import record_text
+
+    from .launch.data import data_files
+    from .launch.plan import unresolved
+    folder = unresolved(plan.cfg, "trainer.rollout_data_dir") if plan.cfg is not None else None
+    if not folder or folder in ("None", "null") or "${" in str(folder):
+        return None
+    files = data_files(unresolved(plan.cfg, "data.train_files"))
+    if any("${" in f for f in files):   # named by the cluster's environment (perhaps a secret): not written here
+        return None
+    checked = {d.file: d.data_sources for d in plan.data if d.checked and d.file in files}
+    return str(folder), record_text(files, checked)
+
+
+def _record_lines(plan) -> list[str]:
+    """The emitted script's lines that write the record where and when the run starts."""
+    from schemas.dump_sources import RECORD
+
+    record = _training_record(plan)
+    if record is None:
+        return []
+    folder, text = record
+    return ["# The training files' data_sources, beside verl's training dumps (`rewards report` reads them)",
+            f"mkdir -p {shlex.quote(folder)}",
+            f"printf '%s\\n' {shlex.quote(text)} > {shlex.quote(folder + '/' + RECORD)}"]
+
+
+def _record_training_files(plan) -> None:
+    """The record written here, before verl is launched on this machine."""
+    from pathlib import Path
+
+    from schemas.dump_sources import RECORD
+
+    record = _training_record(plan)
+    if record is None:
+        return
+    folder, text = record
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / RECORD).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rewards train: note: cannot write {Path(folder) / RECORD} ({exc.strerror or exc}); `rewards "
+              f"report` of the training dumps then cannot tell a mixed run's data sets apart", file=sys.stderr)
 
 
 def _inputs(args, plan) -> list[str]:
@@ -211,6 +264,7 @@ def _plan(args, preset):
                 hint = f" (it holds {', '.join(found)})" if found else ""
                 raise CommandError(f"{flag} {value} is a folder: give parquet files{hint}")
     request = Request(preset=preset, strategy=args.strategy, model=args.model, model_config=args.model_config,
+                      tokenizer=args.tokenizer,
                       train_files=args.train_files, val_files=args.val_files, nnodes=args.nnodes,
                       gpus_per_node=args.gpus_per_node, gpu_memory_gb=args.gpu_memory_gb,
                       gpu_memory_source=getattr(args, "gpu_memory_source", None),
@@ -246,7 +300,7 @@ def _smoke(args, preset, plan) -> int:
     except smoke.SmokeError as exc:
         raise CommandError(str(exc)) from None
     small_args = copy.copy(args)
-    small_args.model, small_args.model_config = str(folder / "model"), None
+    small_args.model, small_args.model_config, small_args.tokenizer = str(folder / "model"), None, None
     small_args.overrides = [*(args.overrides or []),
                             *smoke.smoke_overrides(plan.cfg, split, folder, byte_tokenizer=not shrunk.own_tokenizer)]
     if tied_critic_finding(plan.cfg, tied=bool(config.get("tie_word_embeddings"))):
@@ -314,5 +368,6 @@ def _launch(args, plan, argv) -> int:
     import os
     from .launch.folders import prepare_metrics_file
     os.environ.update(prepare_metrics_file(plan.cfg))   # verl's file logger makes no folder
+    _record_training_files(plan)
     print("\nlaunching verl", flush=True)
     return run_command(local_argv(plan.argv))

@@ -197,6 +197,44 @@ def test_reward_settings_are_checked(kwarg, expected):
     assert plan.overrides.get(f"reward.custom_reward_function.reward_kwargs.{kwarg.split('=')[0]}").prefix == "+"
 
 
+
+KWARGS = "reward.custom_reward_function.reward_kwargs"
+NAIVE_EXTRA = {"split": "train", "index": 0, "num_turns": 2, "rollout_reward_scores": {}}
+
+
+def test_length_shaping_gets_what_verls_reward_call_needs(model_dirs, gsm8k_files):
+    """verl 0.9.1's reward managers pass no response_length: the plan adds the policy's tokenizer and
+    data.max_response_length, and the command, loaded as verl loads it, scores verl's sample."""
+    plan = plan_for("qwen3-0.6b-grpo", f"{KWARGS}.overlong_buffer_len=256", model_dirs=model_dirs,
+                    data=gsm8k_files, check_verl=False)
+    assert plan.ok, plan.errors
+    assert plan.reward_kwargs["max_resp_len"] == plan.cfg.data.max_response_length == 1024
+    assert plan.reward_kwargs["length_tokenizer"] == plan.model
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    fn = get_custom_reward_fn(verl_config.compose(plan.overrides.texts()))
+    out = fn(data_source="openai/gsm8k", solution_str="#### 72", ground_truth="72", extra_info=dict(NAIVE_EXTRA))
+    assert out["overlong_penalty"] == 0.0 and out["acc"] == 1.0
+
+
+def test_the_users_own_length_settings_are_kept(model_dirs, gsm8k_files):
+    plan = plan_for("qwen3-0.6b-grpo", f"{KWARGS}.overlong_buffer_len=256", f"{KWARGS}.length_unit=chars",
+                    f"{KWARGS}.max_resp_len=4096", model_dirs=model_dirs, data=gsm8k_files, check_verl=False)
+    assert "length_tokenizer" not in plan.reward_kwargs and plan.reward_kwargs["max_resp_len"] == 4096
+    assert "data.max_response_length=1024" in checks(plan)["reward-length"][0]
+
+
+@pytest.mark.parametrize("override, expected", [
+    ("reward.custom_reward_function.name=compute_score_batch", "TypeError"),   # verl calls it one sample at a time
+    (f"{KWARGS}.length_tokenizer={{folder}}", "TokenizerError"),               # a folder with no tokenizer in it
+])
+def test_a_setting_that_fails_at_the_first_reward_fails_the_plan(override, expected, model_dirs, gsm8k_files,
+                                                                  tmp_path):
+    plan = plan_for("qwen3-0.6b-grpo", f"{KWARGS}.overlong_buffer_len=256", override.format(folder=tmp_path),
+                    model_dirs=model_dirs, data=gsm8k_files, check_verl=False)
+    [message] = checks(plan)["reward-call"]
+    assert message.startswith("verl's first reward call for data_source openai/gsm8k would stop the run")
+    assert expected in message
+
 # --- memory: the published findings ------------------------------------------------------------------
 
 def test_qwen3_8b_on_four_48gb_gpus_needs_optimizer_offload():
@@ -388,3 +426,99 @@ def test_a_tiny_model_is_counted_in_millions(tmp_path):
     shape = shape_from_config(read_config(_tiny_config(tmp_path, 259)))
     assert shape.describe().endswith(f"{shape.params / 1e6:.1f} M parameters") and "0.00 B" not in shape.describe()
     assert [parameter_count(n) for n in (596_049_920, 4_300_000, 980_000, 12)] == ["0.60 B", "4.3 M", "980 K", "12"]
+
+
+# --- the plan describes the run, not its preset ----------------------------------------------------------
+
+def test_the_header_describes_the_run(model_dirs, gsm8k_files):
+    from cli.launch.plan import Request, make_plan
+    from cli.launch.plan_text import render_plan
+    plan = make_plan(Request(preset=load_preset("qwen3-0.6b-grpo"), strategy="fsdp", gpus_per_node=8,
+                             model=str(model_dirs["Qwen2.5-0.5B-Instruct"]), train_files=str(gsm8k_files[0]),
+                             val_files=str(gsm8k_files[1]), check_verl=False,
+                             overrides=["actor_rollout_ref.rollout.tensor_model_parallel_size=1"]))
+    assert render_plan(plan).splitlines()[0] == ("Plan: Qwen2.5-0.5B-Instruct GRPO on openai/gsm8k, FSDP on 8 GPU(s) "
+                                                 "(from preset qwen3-0.6b-grpo)")
+
+
+def test_a_run_of_other_data_is_named_for_itself_and_dumps_beside_its_name(model_dirs, tmp_path):
+    data = tmp_path / "dapo"
+    data.mkdir()
+    verl_rows(8).to_parquet(data / "train.parquet")
+    verl_rows(4).to_parquet(data / "test.parquet")
+    plan = plan_for("qwen3-0.6b-grpo", model_dirs=model_dirs, data=(data / "train.parquet", data / "test.parquet"),
+                    check_verl=False)
+    name = plan.cfg.trainer.experiment_name
+    assert name == "qwen3_0.6b_base_grpo_dapo"
+    assert plan.cfg.trainer.rollout_data_dir.endswith(f"runs/{name}/rollouts")
+    assert plan.cfg.trainer.validation_data_dir.endswith(f"runs/{name}/validation")
+    assert name in checks(plan)["run-name"][0]
+
+
+def test_two_experiments_from_one_preset_write_two_folders():
+    dirs = []
+    for name in ("lr_a", "lr_b"):
+        plan = plan_for("qwen3-0.6b-grpo", f"trainer.experiment_name={name}", check_verl=False)
+        assert plan.cfg.trainer.experiment_name == name
+        dirs.append(plan.cfg.trainer.rollout_data_dir)
+    assert dirs[0] != dirs[1] and dirs[0].endswith("runs/lr_a/rollouts")
+    kept = plan_for("qwen3-0.6b-grpo", "trainer.experiment_name=lr_c", "trainer.rollout_data_dir=/data/mine",
+                    check_verl=False)
+    assert kept.cfg.trainer.rollout_data_dir == "/data/mine"
+    same = plan_for("qwen3-0.6b-grpo", check_verl=False)
+    assert same.cfg.trainer.experiment_name == "qwen3_0.6b_base_grpo_gsm8k" and "run-name" not in checks(same)
+
+
+def test_few_responses_per_gpu_get_a_hint():
+    plan = plan_for("qwen3-8b-grpo", nnodes=2, gpus_per_node=8, check_verl=False)
+    [hint] = checks(plan)["step-size"]
+    assert hint.startswith("64 responses a step (data.train_batch_size=8 x n=8) over 16 GPUs is 4 a GPU")
+    assert "data.train_batch_size=16 gives 8 a GPU" in hint
+    assert "step-size" not in checks(plan_for("qwen3-8b-grpo", check_verl=False))
+
+
+def test_an_invalid_tp_does_not_hide_the_batch_check():
+    plan = plan_for("qwen3-0.6b-grpo", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=3",
+                    "data.train_batch_size=3", gpus_per_node=4, check_verl=False)
+    found = checks(plan)
+    assert "world-divides" in found
+    assert any("is not a multiple of" in m for m in found["batch-divides"]), found
+
+
+def test_the_plan_counts_warnings_as_validate_does(tmp_path, capsys):
+    """29 repeated prompts are 29 warnings in the plan too (validate lists 20 and counts them all)."""
+    from omegaconf import OmegaConf
+
+    from cli.launch.data import check_data
+    from cli.main import main
+    from schemas.verl_row import make_row, write_parquet
+
+    rows = [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": "q"}], ground_truth="4",
+                     extra_info={"split": "train", "index": i}) for i in range(30)]
+    write_parquet(rows, tmp_path / "train.parquet")
+    write_parquet(rows[:1], tmp_path / "other.parquet")
+    cfg = OmegaConf.create({"data": {"max_prompt_length": 512}})
+    _, findings = check_data({"train": str(tmp_path / "train.parquet")}, cfg, None)
+    [hint] = [f.message for f in findings if f.check == "data-warnings"]
+    assert f"{tmp_path / 'train.parquet'} has 29 warning(s)" in hint
+    main(["validate", str(tmp_path / "train.parquet"), "--json", "--no-gold-check"])
+    assert json.loads(capsys.readouterr().out)["reports"][0]["stats"]["warning_count"] == 29
+
+
+def test_held_out_prompts_in_training_data_are_their_own_finding(tmp_path):
+    from omegaconf import OmegaConf
+
+    from cli.launch.data import check_data
+    from schemas.verl_row import make_row, write_parquet
+
+    def rows(numbers, split):
+        return [make_row(data_source="openai/gsm8k", prompt=[{"role": "user", "content": f"q {i}"}],
+                         ground_truth="4", extra_info={"split": split, "index": i}) for i in numbers]
+
+    write_parquet(rows(range(30), "train"), tmp_path / "train.parquet")
+    write_parquet(rows(range(25), "test"), tmp_path / "test.parquet")
+    cfg = OmegaConf.create({"data": {"max_prompt_length": 512}})
+    _, findings = check_data({"train": str(tmp_path / "train.parquet"), "val": str(tmp_path / "test.parquet")},
+                             cfg, None)
+    [line] = [f.message for f in findings if f.check == "data-contamination"]
+    assert "25 prompts of held-out file" in line and "data-warnings" not in [f.check for f in findings]

@@ -31,7 +31,8 @@ def test_list_presets(capsys):
 def test_dry_run_prints_plan_and_one_override_per_line(capsys):
     assert main([*BASE, "--dry-run", "data.train_batch_size=8", "--nnodes", "1", "trainer.total_epochs=3"]) == 0
     out = capsys.readouterr().out
-    assert "Plan for preset qwen3-0.6b-grpo" in out and "peak: rollout" in out
+    assert "Plan: Qwen3-0.6B-Base GRPO on gsm8k/train.parquet, Megatron TP 2 x PP 1 on 2 GPU(s) (from preset qwen3-0.6b-grpo)" \
+        in out and "peak: rollout" in out
     command = out.split("Command:\n", 1)[1].strip().splitlines()
     assert command[0] == f"{shlex.quote(sys.executable)} -m verl.trainer.main_ppo \\"  # the interpreter that runs
     assert "    model_engine=megatron \\" in command
@@ -214,3 +215,22 @@ def test_a_missing_file_of_a_mix_is_named_alone(mix, capsys):
     out = capsys.readouterr().out
     assert f"error: train file {missing} does not exist: write it with `rewards prepare SOURCE -o {mix}`" in out
     assert f"  data       {present}: 6 rows" in out
+
+
+def test_tokenizer_checks_prompt_lengths_when_only_the_config_is_here(tmp_path, capsys, tokenizer_dir):
+    """--model-config gives the shape; --tokenizer the prompt lengths (without it they go unchecked)."""
+    from tests.helpers.launch_plans import MODELS, verl_rows
+
+    verl_rows(8).to_parquet(tmp_path / "train.parquet")
+    verl_rows(4).to_parquet(tmp_path / "test.parquet")
+    args = ["train", "qwen3-0.6b-grpo", "--json", "--model-config", str(MODELS / "Qwen3-0.6B-Base" / "config.json"),
+            "--train-files", str(tmp_path / "train.parquet"), "--val-files", str(tmp_path / "test.parquet")]
+    main(args)
+    unchecked = json.loads(capsys.readouterr().out)
+    assert any("prompt lengths were not checked" in f["message"] for f in unchecked["findings"])
+    main([*args, "--tokenizer", str(tokenizer_dir)])
+    checked = json.loads(capsys.readouterr().out)
+    assert not any("prompt lengths were not checked" in f["message"] for f in checked["findings"])
+    assert checked["data"][0]["prompt_tokens"]["max"] > 0
+    assert main([*args, "--tokenizer", str(tmp_path)]) == 2
+    assert "holds no tokenizer" in capsys.readouterr().out

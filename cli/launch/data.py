@@ -132,9 +132,14 @@ def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Pa
                                           f"format of its own and registers no gold_response to write a gold in it"))
     other = [p for p in report.warnings if p.check not in ("length",)
              and not (not filtering and _about_the_overlong_filter(p))]
-    if other:
-        findings.append(warning("data-warnings", f"{raw} has {len(other)} warning(s), e.g. {other[0]}; "
+    counts = dict(report.stats.get("warning_counts") or {})
+    moot = sum(1 for p in report.warnings if p.check != "length" and p not in other)   # the filter's, when off
+    total = sum(n for check, n in counts.items() if check != "length") - moot
+    if other:   # the count is validate's own: every warning, not only the ones it lists
+        findings.append(warning("data-warnings", f"{raw} has {total} warning(s), e.g. {other[0]}; "
                                                  f"`{validate}` lists them"))  # --against: the overlap
+    for problem in report.contamination:
+        findings.append(warning("data-contamination", str(problem)))
     return summary
 
 

@@ -191,7 +191,7 @@ def plan_parallel(cfg: Any, shape: ModelShape, available_gpus: int | None = None
     plan.rollout_kv_bytes = _kv_cache_bytes(cfg, plan, out)
     _check_algorithm(cfg, plan, out)
     for layout in (plan.actor, plan.critic):
-        if layout is not None and layout.dp:
+        if layout is not None:   # with no valid DP (a split the world does not divide) the rules without DP still run
             _check_batches(layout, plan, out)
     _check_log_prob_micro(cfg, plan, out)
     return plan
@@ -390,6 +390,8 @@ def _check_batches(layout: Layout, plan: ParallelPlan, out: list[Finding]) -> No
         out.append(error("batch-divides", f"data.train_batch_size ({train}) is not a multiple of "
                                           f"{prefix}.ppo_mini_batch_size ({mini}), so the last mini-batch would be ragged: "
                                           f"make the batch a multiple of the mini-batch"))
+        return
+    if not dp:
         return
     if (mini * n) % dp:
         out.append(error("batch-divides", f"a mini-batch of {mini} prompts x n={n} = {mini * n} responses cannot be split "

@@ -11,6 +11,7 @@ Order matters and every step reads the previous one's result, never a second cop
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 from . import verl_config
@@ -26,9 +27,9 @@ from .model import ModelConfigError, ModelShape, find_config, local_model_dir, r
 from .overrides import Override, OverrideError, OverrideList, hydra_value, parse_override
 from .parallel import ParallelPlan, plan_parallel
 from .presets import STRATEGIES, Preset
+from .reward_call import GSM8K_SAMPLE, REWARD_KWARGS, call_findings, length_needs, sample_rows
 
 ENTRY = ("python3", "-m", "verl.trainer.main_ppo")
-REWARD_KWARGS = "reward.custom_reward_function.reward_kwargs"
 RUN_DIRS = ("trainer.rollout_data_dir", "trainer.validation_data_dir", "trainer.default_local_dir")
 """Folders a run writes: a relative one is made absolute here, as data paths are."""
 
@@ -41,6 +42,7 @@ class Request:
     strategy: str | None = None          # megatron, fsdp or fsdp2; None: the preset's
     model: str | None = None
     model_config: str | None = None
+    tokenizer: str | None = None         # a local tokenizer folder, when the model's own folder is not here
     train_files: str | list[str] | None = None  # several: verl concatenates them
     val_files: str | list[str] | None = None
     nnodes: int | None = None
@@ -122,20 +124,42 @@ class Plan:
         return out
 
 
+def describe_run(plan: Plan) -> str:
+    """The run in one line, from what it will do (model, algorithm, data, engine, GPUs), not from its preset."""
+    cfg, p = plan.cfg, plan.parallel
+    model = (plan.model or plan.request.model or plan.request.preset.model).rstrip("/").rsplit("/", 1)[-1]
+    estimator = str(cfg.algorithm.adv_estimator) if cfg is not None else ""
+    algorithm = {"gae": "PPO"}.get(estimator, estimator.upper().replace("_", " ")) or "?"
+    sources = [s for d in plan.data if d.checked for s in d.data_sources]
+    files = [f for f in data_files(unresolved(cfg, "data.train_files")) if "${" not in f] if cfg is not None else []
+    data = " + ".join(dict.fromkeys(sources)) or " + ".join(Path(f).name if Path(f).stem not in _GENERIC_STEMS
+                                                           else f"{Path(f).parent.name}/{Path(f).name}" for f in files)
+    text = f"{model} {algorithm} on {data or '?'}"
+    if p is not None:
+        a = p.actor
+        engine = (f"Megatron TP {a.tp} x PP {a.pp}" + (f" x CP {a.cp}" if a.cp > 1 else "") if a.strategy == "megatron"
+                  else a.strategy.upper() + (f" with Ulysses SP {a.sp}" if a.sp > 1 else ""))
+        text += f", {engine} on {p.world} GPU(s)"
+    else:
+        text += f", {plan.strategy}"
+    return text
+
+
 def engine_keys(strategy: str) -> tuple[str, ...]:
     """Key parts that exist only in one engine's config (dropped from a preset run on the other engine)."""
     return ("megatron",) if strategy != "megatron" else ("fsdp_config", "fsdp", "ulysses_sequence_parallel_size")
 
 
 def build_overrides(request: Request, dropped: list[str] | None = None,
-                    carried: list[str] | None = None) -> OverrideList:
+                    carried: list[str] | None = None, named: list[str] | None = None) -> OverrideList:
     """The final override list: preset, the launcher's wiring, then the user's overrides.
 
     The strategy picks verl's engine: `model_engine=megatron`, or `model_engine=dp` with the actor's
     (and critic's) `strategy=fsdp|fsdp2`. A preset written for the other engine keeps every common key;
     its offload and checkpointing settings are carried over to this engine's keys (`crossover`, listed
     in `carried` as "old -> new") unless the preset sets those keys itself; its other engine-only keys
-    (`...megatron.*` or `...fsdp_config.*`) are left out and listed in `dropped`.
+    (`...megatron.*` or `...fsdp_config.*`) are left out and listed in `dropped`. A run of another
+    model or data than the preset's gets a name of its own (`_name_the_run`, listed in `named`).
     """
     preset = request.preset
     strategy = request.strategy or preset.strategy
@@ -189,12 +213,63 @@ def build_overrides(request: Request, dropped: list[str] | None = None,
         if override.key.startswith(REWARD_KWARGS + ".") and override.prefix == "":
             override = Override(override.key, override.value, "+", "cli")   # verl's config declares no reward_kwargs
         items.set(override)
+    _name_the_run(request, items, named)
     for key in RUN_DIRS:   # written by verl's Ray actors, whose working directory is not this one
         given = items.get(key)
         if given is not None and given.value not in (None, "null", "") and "${" not in given.value:
             path = _absolute(given.value.strip("'"), may_be_hub_id=False)
             items.set(Override(key, hydra_value(path), given.prefix, given.source))
     return items
+
+
+EXPERIMENT = "trainer.experiment_name"
+DUMP_DIRS = ("trainer.rollout_data_dir", "trainer.validation_data_dir")
+_GENERIC_STEMS = {"train", "training", "data", "dataset", "all"}
+
+
+def _name_the_run(request: Request, items: OverrideList, named: list[str] | None) -> None:
+    """A run of another model or other training data than its preset's is named after what it trains
+    (model, algorithm, data); a run of another name than the preset's (the user's, or that one) has
+    its dump folders under `runs/NAME/`, so two experiments from one preset never write into one
+    folder. A folder the user gave is kept."""
+    preset = request.preset
+    own = preset.overrides.get(EXPERIMENT)
+    given = items.get(EXPERIMENT)
+    files = items.get("data.train_files")
+    train = data_files(files.value) if files is not None else []
+    if given is not None and given.source == "cli":
+        name = given.value.strip("'")
+    elif (request.model or preset.model) == preset.model and train == data_files(preset.train_files):
+        return
+    elif any("${" in f for f in train):   # read from the cluster's environment: nothing here to name it by
+        return
+    else:
+        estimator = items.get("algorithm.adv_estimator")
+        algorithm = {"gae": "ppo"}.get(estimator.value, estimator.value) if estimator else "ppo"
+        model = (request.model or preset.model).rstrip("/").rsplit("/", 1)[-1]
+        data = [Path(f).parent.name if Path(f).stem.lower() in _GENERIC_STEMS and Path(f).parent.name else Path(f).stem
+                for f in train]
+        name = _slug("_".join([model, algorithm, *dict.fromkeys(data)]))
+        items.set(Override(EXPERIMENT, hydra_value(name), "", "launcher"))
+    if name == own:
+        return
+    moved = []
+    for key in DUMP_DIRS:
+        folder = items.get(key)
+        if folder is None or folder.source == "cli" or folder.value in (None, "null", "") or "${" in folder.value:
+            continue
+        leaf = Path(folder.value.strip("'")).name
+        path = f"runs/{name}/{leaf}"
+        items.set(Override(key, hydra_value(path), folder.prefix, "launcher"))
+        moved.append(f"{key}={path}")
+    if named is not None and (moved or given is None or given.source != "cli"):
+        named.append(f"{EXPERIMENT}={name}" + (f", {', '.join(moved)}" if moved else ""))
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9.]+", "_", text.lower()).strip("_") or "run"
 
 
 def _absolute(path: str, may_be_hub_id: bool) -> str:
@@ -221,20 +296,20 @@ def cluster_paths(plan: "Plan") -> list[str]:
     keys = ["data.train_files", "data.val_files", "actor_rollout_ref.model.path"]
     if plan.parallel is not None and plan.parallel.critic is not None:
         keys.append("critic.model.path")
-    paths = [(key, path) for key in keys for path in data_files(_unresolved(cfg, key))]
+    paths = [(key, path) for key in keys for path in data_files(unresolved(cfg, key))]
     return [f"{key}={path}" for key, path in paths
             if "${" not in path and path.startswith("/") and not Path(path).exists()]
 
 
-def _launcher_sets(plan: Plan, key: str, value: bool, prefix: str = "") -> None:
+def _launcher_sets(plan: Plan, key: str, value: Any, prefix: str = "") -> None:
     """A key the launcher adds to the run: in the command, and in the composed config the checks read."""
     from omegaconf import OmegaConf
 
-    plan.overrides.set(Override(key, str(value).lower(), prefix, "launcher"))
+    plan.overrides.set(Override(key, hydra_value(value), prefix, "launcher"))
     OmegaConf.update(plan.cfg, key, value, force_add=True)
 
 
-def _unresolved(cfg: Any, key: str) -> str | list:
+def unresolved(cfg: Any, key: str) -> str | list:
     """A config value as written, interpolations (`${oc.env:...}`, which may hold a secret) not resolved."""
     from omegaconf import OmegaConf
 
@@ -262,8 +337,12 @@ def make_plan(request: Request) -> Plan:
     """Every check that can run without GPUs; `plan.ok` says whether to launch."""
     dropped: list[str] = []
     carried: list[str] = []
-    plan = Plan(request=request, overrides=build_overrides(request, dropped, carried), dropped=dropped)
+    named: list[str] = []
+    plan = Plan(request=request, overrides=build_overrides(request, dropped, carried, named), dropped=dropped)
     out = plan.findings
+    if named:
+        out.append(note("run-name", f"this run is not preset {request.preset.name}'s own (another model, data or "
+                                    f"experiment name), so its name and dump folders are its own: {named[0]}"))
     if carried:
         out.append(note("strategy", f"preset {request.preset.name} is written for {request.preset.strategy}; "
                                     f"its settings carried over to {plan.strategy}: {'; '.join(carried)}"))
@@ -306,6 +385,7 @@ def make_plan(request: Request) -> Plan:
         out.append(error("value-type", _wrong_type(exc, plan.overrides)))
         return plan
     out.extend(parallel.findings)
+    out.extend(_step_size_hint(parallel))
     if parallel.critic is not None and critic_path != plan.model:
         given = plan.overrides.get("critic.model.path")
         if given is None or given.source != "cli":   # a critic the user named (an untied copy) is meant
@@ -338,7 +418,21 @@ def make_plan(request: Request) -> Plan:
         _memory_findings(plan)
 
     plan.reward_kwargs = reward_kwargs_of(cfg)
-    tokenizer = tokenizer_dir(_local_dir(plan.model, request))   # the model's own folder, when it has one
+    ours = cfg.reward.custom_reward_function.get("path") == REWARD_PATH
+    if ours:
+        added, found = length_needs(plan.reward_kwargs, cfg)
+        for key, value in added.items():
+            _launcher_sets(plan, f"{REWARD_KWARGS}.{key}", value, prefix="+")   # verl's config declares no reward_kwargs
+        out.extend(found)
+        plan.reward_kwargs = reward_kwargs_of(cfg)
+    own_tokenizer = tokenizer_dir(_local_dir(plan.model, request))   # the model's own folder, when it has one
+    tokenizer = own_tokenizer
+    if request.tokenizer:
+        tokenizer = tokenizer_dir(Path(request.tokenizer).expanduser())
+        if tokenizer is None:
+            out.append(error("tokenizer", f"--tokenizer {request.tokenizer} holds no tokenizer (no tokenizer.json, "
+                                          f"tokenizer_config.json or vocab.json): give the folder the model's "
+                                          f"tokenizer files are in"))
     if request.check_data:
         files = {"train": data_files(cfg.data.train_files), "val": data_files(cfg.data.val_files)}
         plan.data, data_findings = check_data(files, cfg, tokenizer)
@@ -348,6 +442,9 @@ def make_plan(request: Request) -> Plan:
     sources = sorted({s for d in plan.data for s in d.data_sources})
     out.extend(check_reward(plan.reward_kwargs, sources))
     plan.reward_settings = effective_settings(plan.reward_kwargs, sources)
+    if ours and not any(f.check == "reward-kwargs" for f in out):   # a rejected setting is named once, above
+        samples = sample_rows(data_files(cfg.data.train_files)) if plan.data else []
+        out.extend(call_findings(cfg, samples or [GSM8K_SAMPLE], tokenizer, checked_data=bool(samples)))
     out.extend(check_prompt_format(plan.data, plan.reward_settings))
 
     from .env import check_environment
@@ -357,9 +454,27 @@ def make_plan(request: Request) -> Plan:
     out.extend(folder_findings(cfg, plan.strategy, plan.parallel))
 
     if request.check_verl:
-        for problem in verl_config.verl_checks(cfg, build_model=tokenizer is not None):
+        for problem in verl_config.verl_checks(cfg, build_model=own_tokenizer is not None):
             out.append(error("verl", problem))
     return plan
+
+
+FEW_RESPONSES_PER_GPU = 8
+
+
+def _step_size_hint(p: ParallelPlan) -> list[Finding]:
+    """A step of few responses per GPU leaves the rollout engines generating a handful of sequences
+    each, so most of each step the GPUs wait: name the batch that gives every GPU enough."""
+    if p.world < 1 or p.responses_per_step >= FEW_RESPONSES_PER_GPU * p.world:
+        return []
+    mini = max(p.actor.mini, 1)
+    wanted = -(-FEW_RESPONSES_PER_GPU * p.world // max(p.n, 1))      # prompts, rounded up
+    batch = -(-wanted // mini) * mini                                # ... to whole mini-batches
+    return [note("step-size", f"{p.responses_per_step} responses a step (data.train_batch_size={p.train_batch} x "
+                              f"n={p.n}) over {p.world} GPUs is {p.responses_per_step / p.world:g} a GPU: the rollout "
+                              f"replicas generate a few sequences each and the GPUs mostly wait; "
+                              f"data.train_batch_size={batch} gives {batch * p.n // p.world} a GPU "
+                              f"(or raise actor_rollout_ref.rollout.n)")]
 
 
 def _reward_wiring_findings(plan: Plan) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from .findings import ERROR, NOTE, WARNING
-from .plan import Plan
+from .plan import Plan, describe_run
 
 
 def render_plan(plan: Plan) -> str:
-    preset = plan.request.preset
-    lines = [f"Plan for preset {preset.name}: {preset.description}", ""]
+    lines = [f"Plan: {describe_run(plan)} (from preset {plan.request.preset.name})", ""]
     row = lambda label, text: lines.append(f"  {label:<10} {text}")
     if plan.shape:
         row("model", f"{plan.model}: {plan.shape.describe()}")
