@@ -54,14 +54,17 @@ def run_with_stub_python(script: Path, cwd: Path) -> subprocess.CompletedProcess
 
 
 @pytest.mark.parametrize("kind", sorted(EVIL_DESCRIPTIONS))
-def test_every_header_line_is_a_comment_whatever_the_description(tmp_path, capsys, kind):
+def test_every_header_line_is_a_comment_whatever_the_description(tmp_path, capsys, kind, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # the script makes the run's dump folder, relative to where it was planned
     preset = preset_file(tmp_path, EVIL_DESCRIPTIONS[kind])
     data = tmp_path / "a\ntouch PWNED_PATH\n.parquet"  # a data path holding newlines, missing here
     script = tmp_path / "run.sh"
     assert main(["train", str(preset), "--skip-data-check", "--train-files", str(data), "--emit", str(script)]) == 0
     header = header_of(script)
     assert header[0] == "#!/usr/bin/env bash" and all(line.startswith("# ") for line in header[1:]), header
-    assert script.read_text().split("\nset -euo pipefail\n")[1].startswith("python3 -m verl.trainer.main_ppo ")
+    body = script.read_text().split("\nset -euo pipefail\n")[1]
+    before, command = body.split("python3 -m verl.trainer.main_ppo ", 1)   # after the training-files record
+    assert all(line.startswith(("#", "mkdir -p ", "printf ")) for line in before.splitlines() if line), before
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     work = tmp_path / "work"
     work.mkdir()

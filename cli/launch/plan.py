@@ -239,7 +239,8 @@ def _name_the_run(request: Request, items: OverrideList, named: list[str] | None
     train = data_files(files.value) if files is not None else []
     if given is not None and given.source == "cli":
         name = given.value.strip("'")
-    elif (request.model or preset.model) == preset.model and train == data_files(preset.train_files):
+    elif ((request.model or preset.model) == preset.model
+          and train == [_absolute(f, may_be_hub_id=False) for f in data_files(preset.train_files)]):
         return
     elif any("${" in f for f in train):   # read from the cluster's environment: nothing here to name it by
         return

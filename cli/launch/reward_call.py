@@ -66,6 +66,8 @@ def call_findings(cfg: Any, samples: Iterable[tuple[str, Any, Any]], local_token
     manager = str(OmegaConf.select(cfg, "reward.reward_manager.name") or "naive")
     shape = "" if checked_data else " (a GSM8K-shaped sample: the data files were not read)"
     for data_source, ground_truth, extra_info in samples:
+        if not _ours(data_source):   # verl's own scorer takes it (code, search): not run at plan time
+            continue
         try:
             _call(fn, data_source, ground_truth, _extra_info(extra_info, manager))
         except Exception as exc:  # what verl's reward worker would raise at the first sample
@@ -113,6 +115,16 @@ def _stand_in(kwargs: Any, local_tokenizer: Path | None, found: list[Finding]) -
     kwargs.pop("length_tokenizer")
     found.append(note("reward-call", f"length_tokenizer {name} is not on this machine: the reward call was checked "
                                      f"counting characters; the reward workers load it (a path or hub id they reach)"))
+    return True
+
+
+def _ours(data_source: str) -> bool:
+    from rewards.registry import UnknownDataSourceError, get_scorer
+
+    try:
+        get_scorer(data_source)
+    except UnknownDataSourceError:
+        return False
     return True
 
 
