@@ -16,7 +16,7 @@ def render_plan(plan: Plan) -> str:
     if p:
         request = plan.request
         source = (request.gpu_memory_source or ("--gpu-memory-gb" if request.gpu_memory_gb else
-                  f"assumed: preset {preset.name}'s gpu_memory_gb; a launch on the GPU node reads nvidia-smi, "
+                  f"assumed: preset {request.preset.name}'s gpu_memory_gb; a launch on the GPU node reads nvidia-smi, "
                   f"or pass --gpu-memory-gb"))
         row("cluster", f"{p.nnodes} node(s) x {p.gpus_per_node} GPU(s) = {p.world} GPUs, {plan.gpu_memory_gb:g} GiB each "
                        f"({source})")
