@@ -78,7 +78,7 @@ def attached(text: str, start: int, end: int) -> bool:
     """Whether the box spanning `text[start:end]` is an operand of the math around it."""
     quick = _wrapped_box(text[max(0, start - _WINDOW):start], text[end:end + _WINDOW])
     if quick is not None:
-        return quick
+        return quick[0]
     span = answer_span(text, start, end)
     if _sign_before(text, span.start):
         return True
@@ -87,7 +87,7 @@ def attached(text: str, start: int, end: int) -> bool:
     pieces = [text[a:b] for a, b in span.pieces]
     before = "  ".join(pieces[:inner] + [text[lo:start]])[-MAX_FORMULA_CHARS:]
     after = "  ".join([text[end:hi]] + pieces[inner + 1:])[:MAX_FORMULA_CHARS]
-    if (before.strip() or after.strip(_CLOSING)) and _operand(before, text[start:end], after):
+    if (before.strip() or after.strip(_CLOSING)) and _operand(before, after):
         return True
     return _word_after(text, span.end)
 
@@ -97,14 +97,15 @@ _PLACEHOLDER = "\\boxed{0}"
 
 
 @lru_cache(maxsize=8192)   # the same phrasing around a box recurs across a GRPO group and a run
-def _wrapped_box(before: str, after: str) -> bool | None:
-    """The verdict for a formula that holds only the box (`$\\boxed{5}$.`, the usual case), read
-    from the text next to it; None when the box has math around it or formulas next to it."""
+def _wrapped_box(before: str, after: str) -> tuple[bool, str] | None:
+    """For a formula that holds only the box (`$\\boxed{5}$.`, the usual case), read from the text
+    next to it: (attached, the unit named after it); None when the box has math around it or
+    formulas next to it."""
     window = before + _PLACEHOLDER + after
     span = wrapped(window, len(before), len(before) + len(_PLACEHOLDER))
     if span is None or window[span.close - 1] not in "}.,; \t":
         return None
-    return _sign_before(window, span.start) or _word_after(window, span.end)
+    return _sign_before(window, span.start) or _word_after(window, span.end), _unit_named(window, span.end)
 
 
 _CLOSING = " \t\n.,;"   # `$\boxed{5}.$`: nothing to read
@@ -150,9 +151,13 @@ _OPERATION_AFTER = re.compile(
 def unit_after(text: str, start: int, end: int) -> str:
     """A unit named right after the box's formula (`$\\boxed{45}$ radians`), as `\\text{ radians}`
     to read with the answer, so that it must agree with the gold's unit; "" when none is named."""
-    span = answer_span(text, start, end)
-    found = _NEXT_WORD.match(text, span.end, span.end + 40)
-    if found is None or _ENDED.search(text, max(0, span.end - 8), span.end):
+    quick = _wrapped_box(text[max(0, start - _WINDOW):start], text[end:end + _WINDOW])
+    return quick[1] if quick is not None else _unit_named(text, answer_span(text, start, end).end)
+
+
+def _unit_named(text: str, at: int) -> str:
+    found = _NEXT_WORD.match(text, at, at + 40)
+    if found is None or _ENDED.search(text, max(0, at - 8), at):
         return ""
     word = found.group(1)
     named = len(word) >= 2 and word.lower() not in units.SHORT_WORDS and units.known_unit(word)
@@ -160,8 +165,12 @@ def unit_after(text: str, start: int, end: int) -> str:
 
 
 @lru_cache(maxsize=8192)   # the same formula around a box recurs across a GRPO group and a run
-def _operand(before: str, box: str, after: str) -> bool:
-    source = before + box + after
+def _operand(before: str, after: str) -> bool:
+    """Whether the formula `before` + a box + `after` makes the box an operand. The box's content
+    plays no part (a placeholder stands for it), so one phrasing is read once whatever the answer."""
+    if not after.strip(_CLOSING) and _STATED.search(before, max(0, len(before) - 24)) and _balanced(before):
+        return False   # `x = \boxed{5}`: after a relation at the formula's top level (what the tokenizer finds)
+    source = before + _PLACEHOLDER + after
     nodes = latexwalker.LatexWalker(source, latex_context=_CONTEXT, tolerant_parsing=True).get_latex_nodes(pos=0)[0]
     path = _path_to(nodes, len(before))
     if path is None:
@@ -173,6 +182,15 @@ def _operand(before: str, box: str, after: str) -> bool:
         if container is not None and container not in _WRAPPERS:
             return True   # an argument of `\frac`, `\sqrt`, `\overline`, ...
     return False
+
+
+_STATED = re.compile(r"(?:=|\\(?:approx|equiv|Rightarrow|implies|in)(?![a-zA-Z]))\s*$")
+
+
+def _balanced(before: str) -> bool:
+    """No group, bracket or environment left open before the box: it stands at the top level."""
+    return (before.count("{") == before.count("}") and before.count("(") == before.count(")")
+            and before.count("[") == before.count("]") and before.count("|") % 2 == 0 and "\\begin" not in before)
 
 
 # --- the items of one level ------------------------------------------------------------------------
