@@ -222,9 +222,10 @@ def test_a_smoke_checks_the_full_run_against_the_gpus_it_runs_on(tmp_path, monke
     assert not (tmp_path / "smoke" / "model").exists()
 
 
-def test_an_emitted_script_makes_the_metrics_folder_first(tmp_path):
+def test_an_emitted_script_makes_the_metrics_folder_first(tmp_path, monkeypatch):
     import subprocess
 
+    monkeypatch.chdir(tmp_path)   # the prelude makes the run's dump folder too, relative to where it was planned
     script = tmp_path / "run.sh"
     assert main([*TINY, "--emit", str(script), "trainer.logger=[console,file]"]) == 0
     body = script.read_text().split("\nset -euo pipefail\n")[1]
