@@ -1,14 +1,17 @@
-"""The execution engine: run sympy-bound checks in worker processes under a hard deadline.
+"""The execution engine: run sympy-bound checks in worker processes, each under a budget.
 
 `call_bounded(fn, *args, timeout=...)` is the one primitive: it runs a top-level picklable
 function in a worker from a shared, lazily started pool and returns its value, or raises
-`WorkerTimeout` (no answer by the deadline: the worker is killed and replaced, or none came free
-in time), `WorkerCrashed` (the worker died, e.g. at its memory cap) or `WorkerError` (the function
-raised; original type name and message kept). The deadline is `timeout` from the call, or the
-enclosing `within(seconds)` scope's if that is earlier, and it includes waiting for a worker. It
-is thread-safe and blocks only the calling thread; `acall_bounded` is the asyncio form, which
-waits on the event loop itself, and `drive` runs synchronous scoring code on an event loop with
-its worker calls awaited that way (scope.py). No `signal` handler is installed anywhere.
+`WorkerTimeout` (the check used its budget: the worker is killed and replaced), `WorkerCrashed`
+(the worker died twice, or at its memory cap) or `WorkerError` (the function raised; original type
+name and message kept). The budget is `timeout` seconds of the check's own CPU time, counted from
+the moment a worker starts it (budget.py says why CPU time); an enclosing `within(seconds)` scope
+can only shorten it, to what the scope has left when the call is made. Waiting for a worker, a
+worker's start-up and imports are never charged. A worker that dies mid-call (the host's OOM
+killer) gets the call re-run once on another worker. It is thread-safe and blocks only the calling
+thread; `acall_bounded` is the asyncio form, which waits on the event loop itself, and `drive` runs
+synchronous scoring code on an event loop with its worker calls awaited that way (scope.py). No
+`signal` handler is installed anywhere.
 
 Configuration is per process: `REWARDS_WORKERS`, `REWARDS_MAX_WORKERS`, `REWARDS_WORKER_MEMORY_MB`,
 `REWARDS_WORKER_PRELOAD`, `REWARDS_ENGINE_INLINE` (debugging only), or `configure(...)`.
@@ -70,10 +73,10 @@ def _current_config() -> EngineConfig:
 def configure(**changes: Any) -> EngineConfig:
     """Change workers / memory_mb / preload / inline; a running pool is shut down and restarts
     lazily with the new configuration on the next call."""
-    global _config, _pool
+    global _config, _pool, _start_failure
     with _lock:
         _config = replace(_current_config(), **changes)
-        old, _pool = _pool, None
+        old, _pool, _start_failure = _pool, None, None
     if old is not None:
         old.shutdown()
     return _config
@@ -98,35 +101,39 @@ def worker_preload() -> tuple[str, ...]:
         return tuple(dict.fromkeys(_current_config().preload + _required))
 
 
+START_RETRY_S = 30.0
+"""A pool that could not start (no worker came up: out of file descriptors, a memory cap too small)
+is not started again for this long: every call in between raises the same error at once, instead
+of each paying, and logging, another failed start."""
+
+_start_failure: tuple[float, EngineConfigError] | None = None
+
+
 def _get_pool() -> WorkerPool:
-    return _get_pool_timed()[0]
-
-
-def _get_pool_timed() -> tuple[WorkerPool, float]:
-    """The pool, and the seconds spent starting it in this call (0 when it was running): the
-    pool's one-time start is not charged to the deadline of the call that happened to trigger it."""
-    global _pool
+    """The running pool, started on first use (its start is never charged to a check's budget)."""
+    global _pool, _start_failure
     with _lock:
         if _pool is not None and _pool.pid != os.getpid():
             _pool = None  # inherited through fork(): the workers belong to the parent process
         if _pool is not None:
-            return _pool, 0.0
+            return _pool
+        if _start_failure is not None and time.monotonic() - _start_failure[0] < START_RETRY_S:
+            raise _start_failure[1]
         from .pool import WorkerPool
-        start = time.monotonic()
         config = _current_config()
-        _pool = WorkerPool(replace(config, preload=tuple(dict.fromkeys(config.preload + _required))))
-        return _pool, time.monotonic() - start
+        try:
+            _pool = WorkerPool(replace(config, preload=tuple(dict.fromkeys(config.preload + _required))))
+        except EngineConfigError as exc:
+            _start_failure = (time.monotonic(), exc)
+            raise
+        _start_failure = None
+        return _pool
 
 
-def _end(timeout: float, start_cost: float) -> tuple[float, float]:
-    """The call's absolute deadline and its length: `timeout` from now, or the enclosing scope's
-    deadline if earlier (moved by the pool's start-up if this call paid for it)."""
-    now = time.monotonic()
-    end = now + timeout
+def _budget(timeout: float) -> float:
+    """The check's budget: `timeout`, or what the enclosing scope has left now, if less."""
     scope = deadline()
-    if scope is not None:
-        end = min(end, scope + start_cost)
-    return end, end - now
+    return timeout if scope is None else min(timeout, scope - time.monotonic())
 
 
 def _check_timeout(timeout: Any) -> None:
@@ -135,8 +142,9 @@ def _check_timeout(timeout: Any) -> None:
 
 
 def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-    """fn(*args) in a worker process, answered within `timeout` seconds (or the enclosing
-    `within` scope's deadline, if earlier), waiting for a free worker included.
+    """fn(*args) in a worker process, its check allowed `timeout` seconds of CPU time from the
+    moment a worker starts it (or what the enclosing `within` scope has left, if less); waiting
+    for a free worker is not charged.
 
     Raises WorkerTimeout, WorkerCrashed or WorkerError instead of returning; a pickling error
     for an unpicklable fn or argument is raised as is, before any worker is involved. An
@@ -149,11 +157,11 @@ def call_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     known, value = answered(fn, args, timeout)  # under `drive`: the awaited answer, or Deferred
     if known:
         return value
-    pool, start_cost = _get_pool_timed()
-    end, budget = _end(float(timeout), start_cost)
+    budget = _budget(float(timeout))
     if budget <= 0:
         raise WorkerTimeout(float(timeout), queued=True)
-    return shared_call(flight_key(fn, args), end, budget, lambda: pool.call(fn, args, end, budget))
+    pool = _get_pool()
+    return shared_call(flight_key(fn, args), budget, lambda: pool.call(fn, args, budget))
 
 
 async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
@@ -164,16 +172,13 @@ async def acall_bounded(fn: Callable[..., Any], *args: Any, timeout: float) -> A
     _check_timeout(timeout)
     if get_config().inline:
         return _call_inline(fn, args)
-    with _lock:
-        running = _pool if _pool is not None and _pool.pid == os.getpid() else None
-    if running is not None:
-        pool, start_cost = running, 0.0
-    else:
-        pool, start_cost = await asyncio.to_thread(_get_pool_timed)
-    end, budget = _end(float(timeout), start_cost)
+    budget = _budget(float(timeout))
     if budget <= 0:
         raise WorkerTimeout(float(timeout), queued=True)
-    return await ashared_call(flight_key(fn, args), end, budget, lambda: pool.acall(fn, args, end, budget))
+    with _lock:
+        running = _pool if _pool is not None and _pool.pid == os.getpid() else None
+    pool = running if running is not None else await asyncio.to_thread(_get_pool)
+    return await ashared_call(flight_key(fn, args), budget, lambda: pool.acall(fn, args, budget))
 
 
 async def drive(judge: Callable[[], Any]) -> Any:
@@ -217,9 +222,9 @@ def stats() -> PoolStats:
 
 def shutdown() -> None:
     """Stop the pool now (it restarts lazily if called again). Runs automatically at exit."""
-    global _pool
+    global _pool, _start_failure
     with _lock:
-        old, _pool = _pool, None
+        old, _pool, _start_failure = _pool, None, None
     if old is not None:
         old.shutdown()
 

@@ -23,7 +23,11 @@ DEFAULT_PRELOAD: tuple[str, ...] = ()
 sympy, paid at start rather than inside a deadline) is declared by the callers, through
 `rewards.engine.require` (`register_scorer(..., preload=)`). This setting adds to it."""
 STARTUP_TIMEOUT = 120.0
-"""Seconds a new worker may take to start and import its modules (not counted against deadlines)."""
+"""Seconds a new worker may take to start and import its modules (never charged to a check)."""
+ZYGOTE_REPLY_S = 2.0
+"""Seconds the pool waits for the started zygote to fork or reap a worker (milliseconds when it
+works; under the 5 s default deadline): a stopped zygote is given up after this, not after
+STARTUP_TIMEOUT, and workers start on their own from then on."""
 
 
 class EngineConfigError(ValueError):

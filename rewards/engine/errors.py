@@ -8,8 +8,9 @@ class EngineError(RuntimeError):
 
 
 class WorkerTimeout(EngineError):
-    """The call ran past its deadline (its worker was killed and is being replaced), or, `queued`,
-    no worker came free before the deadline (nothing was run)."""
+    """The check ran past its budget on the worker running it (that worker was killed), or,
+    `queued`, its budget was spent before it could start (the enclosing scope's deadline had
+    passed when the check was asked for; nothing was run)."""
 
     def __init__(self, timeout: float, fn_name: str = "", queued: bool = False):
         self.timeout = timeout
@@ -17,9 +18,9 @@ class WorkerTimeout(EngineError):
         self.queued = queued
         where = f" {fn_name}" if fn_name else ""
         if queued:
-            super().__init__(f"no worker came free within the call's {timeout:g} s deadline")
+            super().__init__(f"the call's {timeout:g} s deadline had passed before its check could start")
         else:
-            super().__init__(f"call{where} exceeded its {timeout:g} s deadline; the worker was killed")
+            super().__init__(f"call{where} ran past its {timeout:g} s budget; the worker was killed")
 
 
 class WorkerCrashed(EngineError):

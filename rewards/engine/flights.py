@@ -3,21 +3,18 @@
 A GRPO group holds n responses to one prompt, and many spell the same answer: scored at once,
 each identical sympy check queued for a worker of its own, and in a burst the copies pushed sound
 answers past their deadlines (issue 23). Here the first call of a function on given arguments
-leads; an identical call arriving while it runs waits for the leader's outcome (within its own
-deadline) instead of queueing. A value, or the function's own exception (`WorkerError`), is the
-same for every caller and is shared. Anything else the leader met is its own: a timeout is shared
-only with followers whose deadline is no later than the leader's; a follower with time left gets
-its own run (in a burst the leader's time mostly went waiting for a worker, so one timeout cost a
-GRPO group every copy of its answer). A crash or an exception raised into the leader's wait also
-makes followers run the call again. Followers that run again form a new flight, so the call runs
-once more, not once per follower.
+leads; an identical call arriving while it runs waits for the leader's outcome instead of
+queueing. A value, or the function's own exception (`WorkerError`), is the same for every caller
+and is shared. A timeout means the check itself used its budget on a worker, so it is shared with
+followers whose budget is no larger than the leader's; a follower with a larger budget gets its
+own run. A crash or an exception raised into the leader's wait makes followers run the call
+again. Followers that run again form a new flight, so the call runs once more, not once per
+follower.
 """
 
 from __future__ import annotations
 
-import math
 import pickle
-import time
 from concurrent.futures import Future, wait
 from typing import Any, Awaitable, Callable
 
@@ -36,11 +33,11 @@ after_fork(_forget_all)
 
 
 class _Flight:
-    __slots__ = ("future", "end")
+    __slots__ = ("future", "budget")
 
-    def __init__(self, end: float):
+    def __init__(self, budget: float):
         self.future: Future = Future()
-        self.end = end  # the leader's deadline
+        self.budget = budget  # the leader's
 
 
 def flight_key(fn: Callable[..., Any], args: tuple) -> bytes | None:
@@ -53,13 +50,13 @@ def flight_key(fn: Callable[..., Any], args: tuple) -> bytes | None:
         return None
 
 
-def _join(key: Any, end: float) -> tuple[_Flight, bool]:
+def _join(key: Any, budget: float) -> tuple[_Flight, bool]:
     """The flight for `key`, and whether this caller leads it."""
     with _lock:
         flight = _flights.get(key)
         if flight is not None:
             return flight, False
-        flight = _flights[key] = _Flight(end)
+        flight = _flights[key] = _Flight(budget)
         return flight, True
 
 
@@ -75,45 +72,43 @@ def _land(key: Any, flight: _Flight, exc: BaseException | None = None, value: An
         flight.future.set_result(value)
 
 
-def _outcome(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
-    """What a follower takes from a finished (or not) flight: (True, value), a raised shared
-    exception, or (False, None) when it must run the call itself."""
-    if not flight.future.done():
-        raise WorkerTimeout(budget, queued=True)  # its own deadline passed while it waited
+def _outcome(flight: _Flight, budget: float) -> tuple[bool, Any]:
+    """What a follower takes from a finished flight: (True, value), a raised shared exception,
+    or (False, None) when it must run the call itself."""
     exc = flight.future.exception()
     if exc is None:
         return True, flight.future.result()
     if isinstance(exc, WorkerError):
         raise exc
-    if isinstance(exc, WorkerTimeout) and (end <= flight.end or end <= time.monotonic()):
-        raise WorkerTimeout(budget, exc.fn_name, exc.queued)
+    if isinstance(exc, WorkerTimeout) and not exc.queued and budget <= flight.budget:
+        raise WorkerTimeout(budget, exc.fn_name)
     return False, None
 
 
-def shared_call(key: Any, end: float, budget: float, run: Callable[[], Any]) -> Any:
-    """`run()` (the pool call, due by `end`), or the outcome of an identical call in flight."""
+def shared_call(key: Any, budget: float, run: Callable[[], Any]) -> Any:
+    """`run()` (the pool call, with `budget`), or the outcome of an identical call in flight. A
+    follower waits as long as the leader runs (its check is bounded by its own budget)."""
     if key is None:
         return run()
     while True:
-        flight, lead = _join(key, end)
+        flight, lead = _join(key, budget)
         if lead:
             return _lead(key, flight, run)
-        left = end - time.monotonic()
-        wait([flight.future], timeout=left if math.isfinite(left) else None)
-        known, value = _outcome(flight, end, budget)
+        wait([flight.future])
+        known, value = _outcome(flight, budget)
         if known:
             return value
 
 
-async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Awaitable[Any]]) -> Any:
+async def ashared_call(key: Any, budget: float, run: Callable[[], Awaitable[Any]]) -> Any:
     """`shared_call` for asyncio: a follower waits on the event loop."""
     if key is None:
         return await run()
     while True:
-        flight, lead = _join(key, end)
+        flight, lead = _join(key, budget)
         if lead:
             break
-        known, value = await _afollow(flight, end, budget)
+        known, value = await _afollow(flight, budget)
         if known:
             return value
     try:
@@ -125,7 +120,7 @@ async def ashared_call(key: Any, end: float, budget: float, run: Callable[[], Aw
     return value
 
 
-async def _afollow(flight: _Flight, end: float, budget: float) -> tuple[bool, Any]:
+async def _afollow(flight: _Flight, budget: float) -> tuple[bool, Any]:
     """A follower's wait on the event loop, then `_outcome`."""
     import asyncio
 
@@ -141,9 +136,8 @@ async def _afollow(flight: _Flight, end: float, budget: float) -> tuple[bool, An
             pass
 
     flight.future.add_done_callback(wake)
-    left = end - time.monotonic()
-    await asyncio.wait((landed,), timeout=left if math.isfinite(left) else None)
-    return _outcome(flight, end, budget)
+    await landed
+    return _outcome(flight, budget)
 
 
 def _lead(key: Any, flight: _Flight, run: Callable[[], Any]) -> Any:

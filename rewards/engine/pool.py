@@ -1,21 +1,24 @@
-"""A pool of worker processes that run picklable calls under a hard deadline.
+"""A pool of worker processes that run picklable calls, each under a budget.
 
 The processes themselves (zygote, workers, their pipes) are processes.py's; this module decides
-who gets a worker and when. A call that overruns its deadline gets its worker killed (SIGKILL; no
-signal handlers anywhere) and a replacement started in the background.
+who gets a worker and when. A call's budget is the CPU time its check may use from the moment its
+worker starts it (budget.py): waiting for a worker, a worker's start and imports are never charged.
+A check that runs past its budget gets its worker killed (SIGKILL; no signal handlers anywhere) and
+a replacement started in the background. A worker that dies mid-call (the host's OOM killer) gets
+its call re-run once, on another worker, with the budget it had left.
 
-Scheduling (docs/verl.md, "Scheduling"): a call's deadline is an absolute time that covers waiting
-for a worker as well as the work, so a call that cannot get a worker in time ends at its deadline.
-Waiting callers, threads and asyncio tasks alike, are served first come, first served. While
-callers wait behind workers held by long checks, the pool grows (forked from the zygote in
-milliseconds) up to `max_workers`, held workers drop to the lowest CPU priority, and workers above
-`workers` retire after a few idle seconds. asyncio callers wait on the event loop itself
-(`add_reader` on the worker's pipe), never in a parked thread. Only the pool's one-time start (the
-zygote importing sympy) is outside deadlines.
+Scheduling (docs/verl.md, "Scheduling"): waiting callers, threads and asyncio tasks alike, are
+served first come, first served, and wait as long as the checks ahead of them run (each bounded by
+its budget). While callers wait behind workers held by long checks, the pool grows (forked from the
+zygote in milliseconds) up to `max_workers`, and workers above `workers` retire after a few idle
+seconds. A worker keeps its priority and its warm caches for as long as it lives: nothing is
+reniced or replaced for being slow. asyncio callers wait on the event loop itself (`add_reader`
+on the worker's pipe), never in a parked thread.
 """
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import os
@@ -27,6 +30,7 @@ from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
+from .budget import CheckClock
 from .config import STARTUP_TIMEOUT, EngineConfig, EngineConfigError
 from .errors import WorkerCrashed, WorkerError, WorkerTimeout
 from .processes import ZygoteError, _Forked, _popen_worker, _Worker, _Zygote
@@ -40,16 +44,17 @@ EXTRA_IDLE_S = 5.0
 STUCK_S = 0.5
 """A worker on one call for longer than this counts as held (sympy checks take 20-200 ms when
 warm): while callers queue, the pool may hold two extra workers per held one, up to
-`max_workers`, and the held one drops to the lowest CPU priority. Two, not one: the queue holds
-more answers like the held ones, and a new worker taken by one of them would leave the sound ones
-waiting again (measured: one per held one left 10 of 48 sound checks at their deadline behind 10
-held answers). Growing for a queue of ordinary checks would only add processes competing for the
-same cores."""
+`max_workers`. Two, not one: the queue holds more answers like the held ones, and a new worker
+taken by one of them would leave the sound ones waiting again (measured: one per held one left 10
+of 48 sound checks at their deadline behind 10 held answers). Growing for a queue of ordinary
+checks would only add processes competing for the same cores."""
 RECHECK_S = 0.1
 """How often a queued caller re-checks whether the pool should grow."""
 POLL_SLICE_S = 60.0
-"""The longest single wait on a worker's pipe: longer deadlines (`inf`, 1e9 s) are waited for in
+"""The longest single wait on a worker's pipe: longer budgets (`inf`, 1e9 s) are waited for in
 slices (the poll takes its timeout in milliseconds as a C int, which 1e9 s overflows)."""
+SIGXCPU_EXIT = -24
+"""A worker ended by its CPU-time limit (worker.py's backstop): its check ran past its budget."""
 
 _questions = itertools.count(1)
 """Question ids: every request's reply carries its id (next() on a count is atomic)."""
@@ -57,6 +62,17 @@ _questions = itertools.count(1)
 
 class PoolClosed(OSError):
     """A worker was asked for while the pool shut down; nothing is started."""
+
+
+class _Died(WorkerCrashed):
+    """The worker's pipe closed mid-call: it was killed from outside (the host's OOM killer) or by
+    its CPU-time limit. Which one is read from its check's clock before the process is reaped:
+    `spent` (the check had used its budget) and `left` (the budget a re-run gets)."""
+
+    def __init__(self, message: str, exitcode: int | None, spent: bool, left: float | None):
+        super().__init__(message, exitcode)
+        self.spent = spent or exitcode == SIGXCPU_EXIT
+        self.left = left
 
 
 class _Waiter:
@@ -84,6 +100,23 @@ def _resolve(future: Any) -> None:
         future.set_result(None)
 
 
+def why_no_worker(failure: BaseException, memory_mb: int) -> str:
+    """The sentence for a pool none of whose workers could start, naming the likely cause."""
+    if isinstance(failure, OSError) and failure.errno in (errno.EMFILE, errno.ENFILE):
+        try:
+            import resource
+
+            limit = f"; the limit is {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}, `ulimit -n`"
+        except (ImportError, ValueError, OSError):
+            limit = ""
+        return (f"no worker could start: out of file descriptors ({failure.strerror}{limit}); "
+                "close files this process holds open, or raise the limit")
+    if memory_mb:
+        return (f"no worker could start ({failure}); with a memory cap of {memory_mb} MiB "
+                "(REWARDS_WORKER_MEMORY_MB), is the cap too small?")
+    return f"no worker could start ({failure})"
+
+
 class WorkerPool:
     """A pool of `workers` to `max_workers` processes; each call borrows one worker."""
 
@@ -105,11 +138,9 @@ class WorkerPool:
             with self._cond:
                 self._starting += 1
             failures.append(self._add_worker())
-        if all(failures):  # not one worker: every call would end as `error` or at its deadline
+        if all(failures):  # not one worker: every call would end as `error`
             self.shutdown()
-            raise EngineConfigError(f"no worker could start ({failures[-1]}); with a memory cap of "
-                                    f"{self._memory_mb} MiB (REWARDS_WORKER_MEMORY_MB), is the cap too small?"
-                                    if self._memory_mb else f"no worker could start ({failures[-1]})")
+            raise EngineConfigError(why_no_worker(failures[-1], self._memory_mb))
 
     def _start_zygote(self) -> _Zygote | None:
         if not (hasattr(os, "fork") and hasattr(socket, "send_fds")):
@@ -136,147 +167,172 @@ class WorkerPool:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _payload(self, fn: Callable[..., Any], args: tuple, end: float) -> tuple[bytes, str | None, int]:
-        """The pickled request, the function's module, and the question id its reply must carry."""
+    def _module(self, fn: Callable[..., Any]) -> str | None:
+        """The function's module, which new workers then preload too."""
         module = getattr(fn, "__module__", None)
         if module == "__main__":
             raise ValueError(f"{getattr(fn, '__qualname__', fn)!r} is defined in __main__; workers "
                              "can only run functions from importable modules")
-        cpu_seconds = min(max(end - time.monotonic(), 0.0), 3600.0) + 1.0  # backstop, see worker.py
-        qid = next(_questions)
-        payload = pickle.dumps(("call", qid, fn, args, cpu_seconds), protocol=pickle.HIGHEST_PROTOCOL)
         if module and module not in self._preload:
             with self._cond:
                 if module not in self._preload:
                     self._preload.append(module)  # replacements warm up with it
-        return payload, module, qid
+        return module
 
-    def call(self, fn: Callable[..., Any], args: tuple, end: float, budget: float) -> Any:
-        """fn(*args) in a worker, answered by `end` (time.monotonic(); `inf` for no deadline) or
-        WorkerTimeout then; `budget` is the deadline's length, for messages.
+    @staticmethod
+    def _payload(fn: Callable[..., Any], args: tuple, budget: float) -> tuple[bytes, int]:
+        """The pickled request and the question id its reply must carry."""
+        cpu_seconds = min(budget, 3600.0) + 1.0  # backstop, see worker.py
+        qid = next(_questions)
+        return pickle.dumps(("call", qid, fn, args, cpu_seconds), protocol=pickle.HIGHEST_PROTOCOL), qid
 
-        Whatever ends the wait other than the answer (the deadline, a crash, an exception a signal
+    def call(self, fn: Callable[..., Any], args: tuple, budget: float) -> Any:
+        """fn(*args) in a worker, or WorkerTimeout once the check has used `budget` seconds of CPU
+        time (budget.py; `inf` for none). A worker that dies mid-call gets the call re-run once on
+        another worker with the budget left; a second death is WorkerCrashed.
+
+        Whatever ends the wait other than the answer (the budget, a crash, an exception a signal
         handler raises into it: Ctrl-C, a caller's SIGALRM guard) replaces the worker, so an answer
         still being computed can never reach the next caller; replies also carry their question's
         id, and one for another question is dropped."""
-        payload, module, qid = self._payload(fn, args, end)
-        worker = self._borrow(end, budget)
-        try:
-            if module and module not in worker.modules:
-                self._import(worker, module, fn)
-            self._count_call()
-            self._send(worker, payload)
-            return self._reply(self._wait(worker, qid, end), budget, fn)
-        except WorkerError:
-            raise  # an ordinary answer: the worker is fine (released below)
-        except BaseException:
-            self._replace(worker)
-            worker = None
-            raise
-        finally:
-            if worker is not None:
-                self._release(worker)
+        module = self._module(fn)
+        for retry in (False, True):
+            payload, qid = self._payload(fn, args, budget)
+            worker = self._borrow()
+            try:
+                if module and module not in worker.modules:
+                    self._import(worker, module, fn)
+                clock = self._start(worker, payload, budget)
+                return self._reply(self._wait(worker, qid, clock), budget, fn)
+            except WorkerError:
+                raise  # an ordinary answer: the worker is fine (released below)
+            except _Died as died:
+                self._replace(worker)
+                worker = None
+                budget = self._after_death(died, budget, fn, retry)
+            except BaseException:
+                self._replace(worker)
+                worker = None
+                raise
+            finally:
+                if worker is not None:
+                    self._release(worker)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    async def acall(self, fn: Callable[..., Any], args: tuple, end: float, budget: float) -> Any:
+    async def acall(self, fn: Callable[..., Any], args: tuple, budget: float) -> Any:
         """`call` for asyncio: the wait for a worker and for its answer are awaited on the loop."""
         import asyncio
 
-        payload, module, qid = self._payload(fn, args, end)
-        worker = await self._borrow_async(end, budget)
-        try:
-            if module and module not in worker.modules:
-                await asyncio.to_thread(self._import, worker, module, fn)
-            self._count_call()
-            self._send(worker, payload)
-            return self._reply(await self._wait_async(worker, qid, end), budget, fn)
-        except WorkerError:
-            raise
-        except BaseException:  # timeout, crash, or cancelled mid-call (its answer would go astray)
-            self._replace(worker)
-            worker = None
-            raise
-        finally:
-            if worker is not None:
-                self._release(worker)
+        module = self._module(fn)
+        for retry in (False, True):
+            payload, qid = self._payload(fn, args, budget)
+            worker = await self._borrow_async()
+            try:
+                if module and module not in worker.modules:
+                    await asyncio.to_thread(self._import, worker, module, fn)
+                clock = self._start(worker, payload, budget)
+                return self._reply(await self._wait_async(worker, qid, clock), budget, fn)
+            except WorkerError:
+                raise
+            except _Died as died:
+                self._replace(worker)
+                worker = None
+                budget = self._after_death(died, budget, fn, retry)
+            except BaseException:  # timeout, crash, or cancelled mid-call (its answer would go astray)
+                self._replace(worker)
+                worker = None
+                raise
+            finally:
+                if worker is not None:
+                    self._release(worker)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def _borrow(self, end: float, budget: float) -> _Worker:
-        """A live worker, taken by `end`; one that died while idle is replaced and another taken."""
-        while True:
-            worker = self._acquire(end, budget)
-            if self._checked(worker, end, budget):
-                return worker
-
-    async def _borrow_async(self, end: float, budget: float) -> _Worker:
-        while True:
-            worker = await self._acquire_async(end, budget)
-            if self._checked(worker, end, budget):
-                return worker
-
-    def _checked(self, worker: _Worker, end: float, budget: float) -> bool:
-        """Whether a worker just taken can run the call: False (and replaced) when it died while
-        idle; one that arrived after the deadline goes back unused (sending the call would only
-        get it killed a moment later) and the caller times out. Never keeps a worker on raising."""
-        try:
-            usable = self._usable(worker)
-        except BaseException:
-            self._release(worker)
-            raise
-        if usable and time.monotonic() >= end:
-            self._release(worker)
+    def _after_death(self, died: _Died, budget: float, fn: Callable, retry: bool) -> float:
+        """What follows a worker's death mid-call: WorkerTimeout when its check had used its budget
+        (the CPU-time limit ended it), WorkerCrashed after a re-run, else the budget for the re-run."""
+        if died.spent:
             with self._cond:
-                raise self._no_worker(budget)
-        return usable
+                self.stats.crashes -= 1  # counted as a crash by _crashed: it is a timeout
+                self.stats.timeouts += 1
+            raise WorkerTimeout(budget, getattr(fn, "__qualname__", ""))
+        if retry:
+            raise WorkerCrashed(str(died), died.exitcode)
+        with self._cond:
+            self.stats.retried += 1
+        return budget if died.left is None else died.left
+
+    def _borrow(self) -> _Worker:
+        """A live worker; one that died while idle is replaced and another taken."""
+        while True:
+            worker = self._acquire()
+            if self._usable(worker):
+                return worker
+
+    async def _borrow_async(self) -> _Worker:
+        while True:
+            worker = await self._acquire_async()
+            if self._usable(worker):
+                return worker
 
     def _usable(self, worker: _Worker) -> bool:
         """False for a worker that died while idle (its pipe reads end-of-file; an idle worker
-        never writes), which is then replaced: e.g. killed with the zygote."""
+        never writes), which is then replaced: e.g. killed with the zygote. Never keeps a worker
+        on raising."""
         try:
             dead = worker.inbox.poll(0)
-        except TimeoutError:
-            raise  # raised into us by a caller's signal handler, not the pipe's
         except (OSError, EOFError):
             dead = True
+        except BaseException:  # raised into us by a caller's signal handler, not the pipe's
+            self._release(worker)
+            raise
         if dead:
             self._replace(worker)
         return not dead
 
-    def _count_call(self) -> None:
+    def _start(self, worker: _Worker, payload: bytes, budget: float) -> CheckClock:
+        """Send a request and start its clock; a broken pipe means the worker is gone."""
         with self._cond:
             self.stats.calls += 1
+        clock = worker.clock = CheckClock(worker.process.pid, budget)
+        self._send(worker, payload)
+        return clock
 
     def _send(self, worker: _Worker, payload: bytes) -> None:
-        """Send a request; a broken pipe means the worker is gone (WorkerCrashed)."""
         try:
             worker.outbox.send_bytes(payload)
         except (BrokenPipeError, ConnectionResetError, EOFError):
             raise self._crashed(worker) from None
 
     def _import(self, worker: _Worker, module: str, fn: Callable) -> None:
-        """A module first needed now: imported in this worker with the start-up allowance."""
+        """A module first needed now: imported in this worker before the call's clock starts, with
+        the start-up allowance."""
         qid = next(_questions)
+        worker.clock = None  # a death during an import is no check's: re-run with the whole budget
         self._send(worker, pickle.dumps(("import", qid, module)))
-        self._reply(self._wait(worker, qid, time.monotonic() + STARTUP_TIMEOUT), STARTUP_TIMEOUT, fn)
+        self._reply(self._wait(worker, qid, CheckClock(worker.process.pid, STARTUP_TIMEOUT)), STARTUP_TIMEOUT, fn)
         worker.modules.add(module)
 
-    def _wait(self, worker: _Worker, qid: int, end: float) -> tuple | None:
-        """The reply to question `qid` by `end`, or None at the deadline. Waits in slices, so any
-        deadline (`inf`, 1e9 s) is waited for; a reply to another question is dropped."""
+    def _wait(self, worker: _Worker, qid: int, clock: CheckClock) -> tuple | None:
+        """The reply to question `qid`, or None once the check has spent its budget. Looks at the
+        worker's CPU time only when the budget could have run out; a reply to another question is
+        dropped."""
         while True:
-            left = end - time.monotonic()
-            if left <= 0:
+            look = clock.until_next_look()
+            if look <= 0:
                 return None
-            if worker.inbox.poll(min(left, POLL_SLICE_S)):
+            if worker.inbox.poll(min(look, POLL_SLICE_S)):
                 reply = self._read(worker)
                 if reply[0] == "oom" or reply[1] == qid:
                     return reply
                 self._count_stale()
 
-    async def _wait_async(self, worker: _Worker, qid: int, end: float) -> tuple | None:
+    async def _wait_async(self, worker: _Worker, qid: int, clock: CheckClock) -> tuple | None:
         """`_wait` on the running event loop."""
         while True:
-            if time.monotonic() >= end:
+            look = clock.until_next_look()
+            if look <= 0:
                 return None
-            if await _readable(worker.inbox, min(end, time.monotonic() + POLL_SLICE_S)):
+            if await _readable(worker.inbox, time.monotonic() + min(look, POLL_SLICE_S)):
                 reply = self._read(worker)
                 if reply[0] == "oom" or reply[1] == qid:
                     return reply
@@ -290,18 +346,20 @@ class WorkerPool:
         except (EOFError, OSError):
             raise self._crashed(worker) from None
 
-    def _crashed(self, worker: _Worker) -> WorkerCrashed:
+    def _crashed(self, worker: _Worker) -> _Died:
+        clock = worker.clock  # read before the process is reaped: its CPU time goes with it
+        spent, left = (clock.spent(), clock.left()) if clock is not None else (False, None)
         code = worker.exitcode()
         with self._cond:
             self.stats.crashes += 1
-        return WorkerCrashed(f"worker died during the call (exit code {code})", code)
+        return _Died(f"worker died during the call (exit code {code})", code, spent, left)
 
     def _count_stale(self) -> None:
         with self._cond:
             self.stats.stale_replies += 1
 
     def _reply(self, reply: tuple | None, budget: float, fn: Callable) -> Any:
-        """The value of a reply, or the exception it stands for (None: the deadline passed)."""
+        """The value of a reply, or the exception it stands for (None: the budget was spent)."""
         if reply is None:
             with self._cond:
                 self.stats.timeouts += 1
@@ -340,10 +398,8 @@ class WorkerPool:
             return
         now = time.monotonic()
         idle = set(self._idle)
-        held = [w for w in self._live if w not in idle and now - w.busy_since > STUCK_S]
-        for worker in held:
-            worker.yield_cpu()
-        allowed = min(self.config.worker_limit, self.size + 2 * len(held))
+        held = sum(1 for w in self._live if w not in idle and now - w.busy_since > STUCK_S)
+        allowed = min(self.config.worker_limit, self.size + 2 * held)
         if len(self._live) + self._starting < allowed:
             self._starting += 1
             self.stats.grown += 1
@@ -368,13 +424,16 @@ class WorkerPool:
         if worker is not None:
             self._release(worker)
 
-    def _no_worker(self, budget: float) -> Exception:
-        if self._closed:
-            return WorkerCrashed("the worker pool is shut down")
-        self.stats.queue_timeouts += 1
-        return WorkerTimeout(budget, queued=True)
+    def _handed(self, waiter: _Waiter) -> _Worker:
+        """The worker handed to a woken waiter; WorkerCrashed when the pool shut down instead."""
+        with self._cond:
+            worker = self._give_up(waiter)
+        if worker is None:
+            raise WorkerCrashed("the worker pool is shut down")
+        return worker
 
-    def _acquire(self, end: float, budget: float) -> _Worker:
+    def _acquire(self) -> _Worker:
+        """A worker, waited for as long as the calls ahead run (each bounded by its budget)."""
         with self._cond:
             worker = self._take_idle()
             if worker is not None:
@@ -382,22 +441,15 @@ class WorkerPool:
             waiter = _Waiter()
             self._enqueue(waiter)
         try:
-            while True:
-                left = end - time.monotonic()
-                if left <= 0 or waiter.event.wait(min(left, RECHECK_S)):
-                    break
+            while not waiter.event.wait(RECHECK_S):
                 with self._cond:
                     self._maybe_grow()
         except BaseException:  # raised into the wait (a signal handler): leave the queue
             self._abandon(waiter)
             raise
-        with self._cond:
-            worker = self._give_up(waiter)
-            if worker is None:
-                raise self._no_worker(budget)
-        return worker
+        return self._handed(waiter)
 
-    async def _acquire_async(self, end: float, budget: float) -> _Worker:
+    async def _acquire_async(self) -> _Worker:
         import asyncio
 
         with self._cond:
@@ -408,10 +460,7 @@ class WorkerPool:
             self._enqueue(waiter)
         try:
             while True:
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                await asyncio.wait((waiter.future,), timeout=min(left, RECHECK_S))
+                await asyncio.wait((waiter.future,), timeout=RECHECK_S)
                 if waiter.future.done():
                     break
                 with self._cond:
@@ -419,11 +468,7 @@ class WorkerPool:
         except BaseException:  # cancelled: hand back anything that arrived meanwhile
             self._abandon(waiter)
             raise
-        with self._cond:
-            worker = self._give_up(waiter)
-            if worker is None:
-                raise self._no_worker(budget)
-        return worker
+        return self._handed(waiter)
 
     def _offer(self, worker: _Worker) -> None:
         """A free worker goes to the longest-waiting caller, else to the idle list (under the lock)."""
@@ -442,9 +487,6 @@ class WorkerPool:
         self._idle.append(worker)
 
     def _release(self, worker: _Worker) -> None:
-        if worker.niced:  # finished after all, but at the lowest priority: start a fresh one
-            self._replace(worker)
-            return
         retired = []
         with self._cond:
             if self._closed:
@@ -468,7 +510,7 @@ class WorkerPool:
 
     def _replace(self, worker: _Worker) -> None:
         """Kill a worker now; reap it and start its replacement in the background, so the caller
-        gets its WorkerTimeout/WorkerCrashed at the deadline, not after a process start."""
+        gets its WorkerTimeout/WorkerCrashed at once, not after a process start."""
         try:
             worker.process.kill()
         except OSError:
@@ -488,19 +530,19 @@ class WorkerPool:
         if restart:
             self._add_worker()
 
-    def _add_worker(self) -> str | None:
+    def _add_worker(self) -> BaseException | None:
         """Start one worker (the caller has counted it in `_starting`) and offer it once ready;
         why it could not start, or None."""
         with self._cond:
             preload = tuple(self._preload)
         try:
             worker = self._launch(preload)
-        except OSError as exc:  # cannot start a process now; waiting callers time out
+        except OSError as exc:  # cannot start a process now; waiting callers wait for another
             with self._cond:
                 self._starting -= 1
             if not isinstance(exc, PoolClosed):
                 log.warning("rewards: could not start a worker: %s", exc)
-            return str(exc)
+            return exc
         try:
             worker.wait_ready(STARTUP_TIMEOUT)
         except WorkerCrashed as exc:
@@ -508,7 +550,7 @@ class WorkerPool:
             with self._cond:
                 self._starting -= 1
             log.warning("rewards: a new worker failed to start: %s", exc)
-            return str(exc)
+            return exc
         with self._cond:
             self._starting -= 1
             closing = self._closed

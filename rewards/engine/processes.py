@@ -24,7 +24,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from ..forksafe import ForkSafeLock
-from .config import STARTUP_TIMEOUT
+from .config import STARTUP_TIMEOUT, ZYGOTE_REPLY_S
 from .errors import WorkerCrashed
 
 # The directory holding `rewards/`, put on the worker's PYTHONPATH so `-m rewards.engine.*` resolves.
@@ -119,7 +119,8 @@ class _Forked:
         self._code: int | None = None
 
     def kill(self) -> None:
-        if not self._reaped and self.zygote.alive:  # unreaped, so the pid is still this worker's
+        # Unreaped by a zygote that still exists (stopped or not), so the pid is still this worker's.
+        if not self._reaped and self.zygote.process.poll() is None:
             try:
                 os.kill(self.pid, _SIGKILL)
             except OSError:
@@ -156,29 +157,47 @@ class _Zygote:
         self.sock = ours
         self.alive = True
         self._ready = False
+        self._known: set[str] = set()  # modules the zygote has loaded (or tried to)
         self._lock = threading.Lock()
+        self._holder_limit = STARTUP_TIMEOUT  # how long the request in progress may take
         self._send(self.sock, ("init", _sys_path(), tuple(preload), memory_mb))
 
-    def _request(self, message: tuple, fds: list[int] | None = None) -> tuple:
-        with self._lock:
+    def _request(self, message: tuple, fds: list[int] | None = None, imports: bool = False) -> tuple:
+        """One request and its reply. Once the zygote is ready, a fork or a reap answers in
+        milliseconds: nobody waits on it longer than ZYGOTE_REPLY_S (a stopped or wedged zygote is
+        given up, and workers start on their own). Its start-up, and a spawn that first imports a
+        module (`imports`), get STARTUP_TIMEOUT."""
+        limit = ZYGOTE_REPLY_S if self._ready and not imports else STARTUP_TIMEOUT
+        if not self._lock.acquire(timeout=self._holder_limit + ZYGOTE_REPLY_S):
+            self.alive = False  # the request ahead outlived its own limit: the zygote is not answering
+            raise ZygoteError("the zygote stopped answering")
+        try:
             if not self.alive:
                 raise ZygoteError("the zygote has exited")
+            self._holder_limit = limit
             try:
                 self.sock.settimeout(STARTUP_TIMEOUT)
                 if not self._ready:
                     reply, _ = self._recv(self.sock)
                     if reply[0] != "ready":
                         raise ZygoteError(f"zygote sent {reply[0]!r} instead of ready")
+                    self._known.update(reply[2])
                     self._ready = True
+                self.sock.settimeout(limit)
                 self._send(self.sock, message, fds)
                 reply, _ = self._recv(self.sock)
                 return reply
             except (OSError, EOFError) as exc:
                 self.alive = False
                 raise ZygoteError(f"the zygote stopped answering: {exc or type(exc).__name__}") from None
+        finally:
+            self._lock.release()
 
     def spawn(self, preload: tuple[str, ...]) -> tuple[int, Connection, Connection]:
-        reply, inbox, outbox = _with_pipes(lambda fds: self._request(("spawn", tuple(preload)), list(fds)))
+        imports = not self._ready or any(p.partition(":")[0] not in self._known for p in preload)
+        reply, inbox, outbox = _with_pipes(
+            lambda fds: self._request(("spawn", tuple(preload)), list(fds), imports=imports))
+        self._known.update(p.partition(":")[0] for p in preload)
         return reply[1], inbox, outbox
 
     def reap(self, pid: int) -> int | None:
@@ -234,20 +253,7 @@ class _Worker:
         self.ready = False
         self.idle_since = 0.0
         self.busy_since = 0.0
-        self.niced = False
-
-    def yield_cpu(self) -> None:
-        """Lower this worker's CPU priority to the minimum: it is held by a long check while
-        others queue, and on a machine with few cores it would otherwise slow every sound check
-        down. An unprivileged process cannot raise it back, so the worker is replaced when its
-        call ends (WorkerPool._release)."""
-        if self.niced or not hasattr(os, "setpriority"):
-            return
-        self.niced = True
-        try:
-            os.setpriority(os.PRIO_PROCESS, self.process.pid, 19)
-        except OSError:
-            pass
+        self.clock: Any = None  # the running check's budget.CheckClock, read if the worker dies
 
     def poll_ready(self) -> bool:
         """True once the worker has said `ready` (never blocks)."""

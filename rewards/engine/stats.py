@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 @dataclass
 class PoolStats:
-    """Counters since the pool started: how many calls ran, overran, crashed, raised; how many
-    callers found no worker before their deadline; how often and how far the pool grew."""
+    """Counters since the pool started: how many calls ran, overran their budget, crashed, raised,
+    were re-run after their worker died; how often and how far the pool grew."""
 
     calls: int = 0
     timeouts: int = 0
     crashes: int = 0
     errors: int = 0
     restarts: int = 0
-    queue_timeouts: int = 0
+    retried: int = 0
     grown: int = 0
     peak_workers: int = 0
     stale_replies: int = 0

@@ -258,7 +258,7 @@ def _judge_symbolic(pred: str, gold: str, shown: str, settings: Settings) -> Res
     try:
         verdict = symbolic_verdict_bounded(pred, gold, float(settings.timeout))
     except WorkerTimeout:
-        return failed(Verdict.TIMEOUT, f"symbolic check passed its {settings.timeout:g}s deadline", shown)
+        return failed(Verdict.TIMEOUT, f"symbolic check ran past its {settings.timeout:g}s budget", shown)
     except WorkerCrashed as exc:
         return failed(Verdict.ERROR, f"symbolic check worker died: {exc}", shown)
     except (WorkerError, EngineError) as exc:
