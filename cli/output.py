@@ -21,10 +21,12 @@ A write that fails (a full disk) is one line naming the output, exit status 2 (a
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import json
 import os
+import pickle
 import stat
 import sys
 import tempfile
@@ -75,14 +77,29 @@ def refuse_inputs(output: str | None, inputs: Iterable[str | os.PathLike | None]
     if not output or output == "-":
         return
     out = Path(output).expanduser()
+    where = _resolved(out, f"{flag} {output}")
     for source in inputs:
         if source is None or str(source) in ("", "-"):
             continue
         src = Path(source).expanduser()
-        same = out.resolve() == src.resolve() or _same_file(out, src)
-        inside = src.is_dir() and out.resolve().parent == src.resolve() and STEP_FILE.match(out.name) is not None
+        try:
+            there = src.resolve()
+        except (RuntimeError, OSError):  # an input that is a link loop: the reader says so
+            continue
+        same = where == there or _same_file(out, src)
+        inside = src.is_dir() and where.parent == there and STEP_FILE.match(out.name) is not None
         if same or inside:
             raise CommandError(f"{flag} {output} would overwrite the input {source}; write elsewhere")
+
+
+def _resolved(path: Path, named: str) -> Path:
+    """`path` with its links followed; a loop of symbolic links is one CommandError (exit 2)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: pathlib's "Symlink loop" before 3.13
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            raise CommandError(f"cannot write {named}: {exc.strerror or exc}") from None
+        raise CommandError(f"{named} is a loop of symbolic links; name a file") from None
 
 
 def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: str = "-o",
@@ -95,6 +112,7 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
         raise CommandError(f"{flag}: the output name is empty")
     refuse_inputs(path, inputs, flag)
     target = Path(path).expanduser()
+    _resolved(target, f"{flag} {path}")
     if _is_direct(target):
         try:  # appended, never truncated: `-o /dev/stdout >> log` keeps what log held
             fd = os.open(target, os.O_WRONLY | os.O_APPEND)
@@ -109,8 +127,10 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
         raise CommandError(f"{flag} {path} is a folder; name a file")
     zipped = _check_suffix(target, fmt, flag, path)
     mode = _mode_for(target, fmt.executable)
+    _remove_stale_temporaries(target)
     try:
-        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=_temporary_prefix(target) + f"{os.getpid()}.",
+                                         suffix=".tmp")
     except OSError as exc:
         raise CommandError(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
     raw = os.fdopen(fd, "wb")
@@ -122,42 +142,130 @@ def open_output(stack: ExitStack, path: str, fmt: Format = JSON_LINES, *, flag: 
 
 def open_rows(stack: ExitStack, path: str, *, flag: str = "-o",
               inputs: Iterable[str | os.PathLike | None] = ()) -> Callable[[Mapping[str, Any]], None]:
-    """A `write(row)` onto `path` by the rules above: `.parquet` collects the rows and writes them as
-    one table when the command finishes (`rows_table`: held in memory until then); anything else
-    streams JSON lines (`.gz`: gzip)."""
+    """A `write(row)` onto `path` by the rules above: `.parquet` is written in row groups when the
+    command finishes (`ParquetRows`: memory stays flat however many rows); anything else streams
+    JSON lines (`.gz`: gzip)."""
     parquet = path != "-" and Path(path).suffix.lower() == PARQUET.suffixes[0]
     sink = open_output(stack, path, PARQUET if parquet else JSON_LINES, flag=flag, inputs=inputs)
     if not parquet:
         return lambda row: _write_json_line(sink, row)
-    rows: list[Mapping[str, Any]] = []
-    stack.push(lambda kind, *_: sink.write_bytes(_parquet_bytes(rows)) if kind is None else None)  # before the rename
+    rows = stack.enter_context(ParquetRows(dir=None if _is_direct(Path(path).expanduser()) else
+                                           _final_target(Path(path).expanduser()).parent))
+    stack.push(lambda kind, *_: rows.write_to(sink) if kind is None else None)  # before the rename
     return rows.append
 
 
-def rows_table(rows: list[Mapping[str, Any]]):
-    """The rows as an arrow table: every key a column (in first-seen order), a row without it null.
-    A column arrow cannot type as one (text in one row, a mapping in another; a lone surrogate) is
-    the JSON text of each value, as the JSON lines output spells it."""
+ROW_GROUP = 16_384
+"""Rows in one parquet row group: what is held in memory at a time."""
+
+
+class ParquetRows:
+    """Rows collected for a parquet table without holding them: each group of ROW_GROUP rows is
+    pickled to an anonymous temporary file (gone with the process, however it ends) as it fills,
+    with the arrow type each column takes in it. At the end every column gets one type (`_column_type`)
+    and the groups are read back one at a time and written as row groups."""
+
+    def __init__(self, dir: Path | None = None):
+        self._spill = tempfile.TemporaryFile(dir=dir)
+        self._group: list[Mapping[str, Any]] = []
+        self._types: dict[str, set] = {}  # column -> the arrow types its groups took (JSON_TEXT: none)
+
+    def __enter__(self) -> "ParquetRows":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._spill.close()
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        self._group.append(row)
+        if len(self._group) >= ROW_GROUP:
+            self._spill_group()
+
+    def _spill_group(self) -> None:
+        import pyarrow as pa
+
+        for name in dict.fromkeys(key for row in self._group for key in row):
+            seen = self._types.setdefault(name, set())
+            if JSON_TEXT in seen:
+                continue
+            try:
+                kind = pa.array([row.get(name) for row in self._group]).type
+            except (pa.ArrowException, TypeError, ValueError, OverflowError):
+                kind = JSON_TEXT
+            if kind != pa.null():
+                seen.add(kind)
+        pickle.dump(self._group, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
+        self._group = []
+
+    def write_to(self, sink: "_Guarded") -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._group:
+            self._spill_group()
+        types = {name: _column_type(seen) for name, seen in self._types.items()}
+        schema = pa.schema([(name, pa.string() if kind == JSON_TEXT else kind) for name, kind in types.items()])
+        as_json = {name for name, kind in types.items() if kind == JSON_TEXT}
+        self._spill.seek(0)
+        with pq.ParquetWriter(_BytesTo(sink), schema) as writer:
+            while True:
+                try:
+                    group = pickle.load(self._spill)
+                except EOFError:
+                    break
+                writer.write_table(_group_table(group, schema, as_json), row_group_size=ROW_GROUP)
+
+
+JSON_TEXT = "json"
+"""A column arrow cannot type as one (text in one row, a mapping in another; a lone surrogate):
+each of its values is written as its JSON text, as the JSON lines output spells it."""
+
+
+def _column_type(seen: set) -> Any:
+    """The one arrow type of a column over all its row groups: the type its groups agree on, a
+    float for integers and floats, else JSON_TEXT; null when it holds no value at all."""
     import pyarrow as pa
 
-    columns = {}
-    for name in dict.fromkeys(key for row in rows for key in row):
-        values = [row.get(name) for row in rows]
-        try:
-            columns[name] = pa.array(values)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            columns[name] = pa.array([None if v is None else json.dumps(v, default=json_form) for v in values],
-                                     pa.string())
-    return pa.table(columns)
+    if not seen:
+        return pa.null()
+    if JSON_TEXT not in seen:
+        if len(seen) == 1:
+            return next(iter(seen))
+        if seen <= {pa.int64(), pa.float64()}:
+            return pa.float64()
+    return JSON_TEXT
 
 
-def _parquet_bytes(rows: list[Mapping[str, Any]]) -> bytes:
+def _group_table(group: list[Mapping[str, Any]], schema: Any, as_json: set[str]) -> Any:
+    """One row group as an arrow table of `schema` (a row without a column: null)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    out = pa.BufferOutputStream()  # built in memory by Arrow; written to the target by the one sink
-    pq.write_table(rows_table(rows), out)
-    return out.getvalue().to_pybytes()
+    columns = []
+    for field in schema:
+        values = [row.get(field.name) for row in group]
+        if field.name in as_json:
+            values = [None if v is None else json.dumps(v, default=json_form) for v in values]
+        columns.append(pa.array(values, field.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+class _BytesTo:
+    """What ParquetWriter writes into: the output's one sink, which names its write errors."""
+
+    closed = False
+
+    def __init__(self, sink: "_Guarded"):
+        self._sink = sink
+
+    def write(self, data: Any) -> int:
+        self._sink.write_bytes(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _write_json_line(sink: TextIO, row: Mapping[str, Any]) -> None:
@@ -230,6 +338,43 @@ def _mode_for(target: Path, executable: bool) -> int:
     if executable:
         mode |= (mode & 0o444) >> 2  # executable by whoever may read it
     return mode
+
+
+def _temporary_prefix(target: Path) -> str:
+    """The start of a temporary's name beside `target`: `.NAME.`, then the writer's pid and an
+    unpredictable part (`.NAME.<pid>.<random>.tmp`)."""
+    return f".{target.name}."
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Temporaries beside `target` left by a run that was killed (SIGKILL, a power cut: nothing
+    of it could clean up): removed by the next run, when the pid in the name is no running process
+    and the file is ours. A link planted at such a name is removed, never followed."""
+    prefix = _temporary_prefix(target)
+    try:
+        names = [n for n in os.listdir(target.parent) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):].partition(".")[0]
+        if not pid.isdigit() or _running(int(pid)):
+            continue
+        path = target.parent / name
+        try:
+            if os.lstat(path).st_uid == os.geteuid():
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -19,6 +19,7 @@ from itertools import islice
 from typing import Any, Iterable, Iterator
 
 from rewards import Sample, UnknownDataSourceError, score_batch
+from rewards.api import RECHECK_TIMEOUT, recheck_timeouts, timeouts
 from rewards.registry import canonical_name, get_scorer
 from rewards.result import Result, Verdict, failed
 from schemas.reader import InputRow, UnreadableFile, parse_line, read_rows
@@ -33,6 +34,7 @@ from .settings_flags import add_settings_flags, settings_from
 from .summary import Summary
 
 CHUNK = 2048
+TIMEOUT = Verdict.TIMEOUT.value
 MAX_LISTED_ERRORS = 10
 NOTHING_SCORED = 1  # exit status when not one row could be scored (2 is a usage or file error)
 
@@ -118,6 +120,7 @@ def _run(args) -> int:
         summary.print(report)
         if auditor.audit.rows or auditor.audit.unreadable:
             print("", *auditor.audit.lines(), sep="\n", file=report)
+    _say_timeouts(summary, args.timeout)
     if n_errors:
         print(f"\n{n_errors} of {summary.total} row(s) could not be scored:", file=sys.stderr)
         for message in errors:
@@ -131,9 +134,23 @@ def _run(args) -> int:
     return 0
 
 
+def _say_timeouts(summary: Summary, timeout: float | None) -> None:
+    """One stderr line with the same count of `timeout` rows as the table."""
+    n = summary.count(TIMEOUT)
+    if n:
+        first = timeout or 5.0
+        print(f"\n{n} of {summary.total} row(s) ended as `timeout`: their check ran past a {first:g} s budget "
+              f"and again past {max(RECHECK_TIMEOUT, 6 * first):g} s on a re-check (raise --timeout to give "
+              "them more)", file=sys.stderr)
+
+
 def score_rows(rows: Iterable[InputRow], data_source: str | None, settings: dict[str, Any]
                ) -> Iterator[tuple[InputRow, Any, dict[str, Any]]]:
-    """(input row, parsed value or raw text, result dict) for every input row, in order, chunk by chunk."""
+    """(input row, parsed value or raw text, result dict) for every input row, in order, chunk by chunk.
+    A row at `timeout` is judged once more at the end of its chunk with a longer budget
+    (`rewards.api.recheck_timeouts`); the periodic timeout log line, which counts first looks, is
+    off: the command's own count is the one printed."""
+    timeouts.silent = True
     rows = iter(rows)
     while chunk := list(islice(rows, CHUNK)):
         yield from _score_chunk(chunk, data_source, settings)
@@ -197,7 +214,8 @@ def _score_chunk(chunk: list[InputRow], data_source, settings):
         outcomes.append(None)
         pending.append(len(outcomes) - 1)
         samples.append(Sample(source, response, gold, extra))
-    for index, result in zip(pending, score_batch(samples, **settings)):
+    results = recheck_timeouts(samples, score_batch(samples, **settings), **settings)
+    for index, result in zip(pending, results):
         outcomes[index] = _outcome(chunk[index].where, result)
     yield from zip(chunk, rows, outcomes)
 

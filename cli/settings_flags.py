@@ -16,7 +16,7 @@ def _flags() -> list[tuple[str, dict[str, Any]]]:
 
     return [
         ("gsm8k_mode", dict(flag="--mode", choices=GSM8K_MODES, help="GSM8K answer extraction mode")),
-        ("timeout", dict(type=float, help="per-sample deadline in seconds for symbolic checks")),
+        ("timeout", dict(type=float, help="per-sample budget for a symbolic check, in seconds of its own CPU time (default 5)")),
         ("format_rule", dict(choices=FORMAT_RULES, help="format the response must follow")),
         ("format_weight", dict(type=float, help="w in score = (1-w)*acc + w*format, 0..0.5")),
         ("format_mode", dict(choices=FORMAT_MODES, help="strict (default) or lenient format check")),

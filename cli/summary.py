@@ -33,6 +33,10 @@ class Summary:
     def total(self) -> int:
         return self.cells[(ALL, ALL)].count if (ALL, ALL) in self.cells else 0
 
+    def count(self, verdict: str) -> int:
+        """Rows with this verdict, over every data_source (the table's own cells, summed)."""
+        return sum(t.count for (s, v), t in self.cells.items() if v == verdict and s != ALL)
+
     def rows(self) -> list[dict[str, Any]]:
         """Table rows: per source its verdicts, then its total; the grand total last."""
         def order(key: tuple[str, str]) -> tuple:

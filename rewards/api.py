@@ -93,6 +93,25 @@ def score_batch(samples: Iterable[Sample], *, threads: int | None = None, **kwar
                                        s.extra_info, settings[s.data_source]), samples, threads, order)
 
 
+RECHECK_TIMEOUT = 30.0
+"""The least budget an offline re-check gives a `timeout` row; at least six times the run's own."""
+
+
+def recheck_timeouts(samples: list[Sample], results: list[Result], **kwargs: Any) -> list[Result]:
+    """Offline scoring's second look: the samples whose verdict is `timeout` judged once more with
+    a longer budget (`RECHECK_TIMEOUT`, or six times `timeout` if more), results in input order.
+    A slow but sound check is paid; an answer that outlasts the longer budget too stays `timeout`.
+    Training never does this: a reward is due within its step."""
+    again = [i for i, r in enumerate(results) if r.verdict is Verdict.TIMEOUT]
+    if not again:
+        return list(results)
+    longer = {**kwargs, "timeout": max(RECHECK_TIMEOUT, 6 * float(kwargs.get("timeout") or Settings().timeout))}
+    out = list(results)
+    for i, result in zip(again, score_batch([samples[i] for i in again], **longer)):
+        out[i] = result
+    return out
+
+
 async def score_batch_async(samples: Iterable[Sample], *, threads: int | None = None,
                             **kwargs: Any) -> list[Result]:
     """`score_batch` as a coroutine: the batch runs in a helper thread, so the event loop (verl's
@@ -173,6 +192,8 @@ class _TimeoutLog:
 
     def __init__(self, every: float = 30.0):
         self.every = every
+        self.silent = False
+        """Set by offline commands, which re-check `timeout` rows and print their own count."""
         self._lock = ForkSafeLock()
         self._last = float("-inf")
         self._since_last: dict[str, int] = {}
@@ -183,7 +204,7 @@ class _TimeoutLog:
             self.total += 1
             self._since_last[source] = self._since_last.get(source, 0) + 1
             now = time.monotonic()
-            if now - self._last < self.every:
+            if self.silent or now - self._last < self.every:
                 return
             counts, self._since_last, self._last = self._since_last, {}, now
             total = self.total

@@ -527,7 +527,10 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
     reads a format of its own and registers no `gold_response` cannot be handed its gold: its rows
     are counted `unchecked` (stats["gold_unchecked"] per data_source), the other checks still run."""
     from rewards import Sample, score_batch
+    from rewards.api import recheck_timeouts, timeouts
     from rewards.math.wellformed import gold_defect
+
+    timeouts.silent = True  # a gold that times out twice is one warning per row, below
 
     pairs: dict[tuple[str, str], list[int]] = {}
     for i, (source, gold) in enumerate(zip(sources, golds)):
@@ -562,7 +565,8 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
     update = progress(len(samples), "gold self-check") if progress else None
     results = []
     for start in range(0, len(samples), GOLD_BATCH):
-        results.extend(score_batch(samples[start:start + GOLD_BATCH]))
+        batch = samples[start:start + GOLD_BATCH]
+        results.extend(recheck_timeouts(batch, score_batch(batch)))
         if update is not None:
             update(min(GOLD_BATCH, len(samples) - start))
     for (source, gold), result in zip(keys, results):
@@ -574,7 +578,8 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
         if verdict == "timeout":
             for i in rows:
                 found.warn("gold", i, "reward_model.ground_truth",
-                           f"checking gold {gold[:80]!r} against itself timed out")
+                           f"checking gold {gold[:80]!r} against itself timed out, twice (the second "
+                           "time with a longer budget)")
             continue
         what = ("cannot be parsed by" if verdict == "unparsable_gold"
                 else f"does not score correct against itself ({verdict}) under")

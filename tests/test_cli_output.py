@@ -224,3 +224,52 @@ def test_printed_text_carries_no_control_characters(tmp_path):
     assert "openai/gsm8k]0;owned[2J" in done.stdout + done.stderr
     done = rewards("score", path, "-q", "-o", "-")  # data on stdout is written as it is (JSON escapes it)
     assert json.loads(done.stdout.splitlines()[0])["data_source"].endswith(evil)
+
+
+def test_a_symlink_loop_is_one_line_exit_2(tmp_path):
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    source = rows_file(tmp_path / "in.jsonl", 2)
+    for target in (loop, loop / "out.jsonl"):
+        done = rewards("score", source, "-o", target, "-q")
+        assert "loop of symbolic links" in one_line_error(done)
+
+
+def test_a_sigkilled_run_leaves_a_temporary_that_the_next_run_removes(tmp_path):
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "score", "-", "-o", str(out), "-q"], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc.stdin.write(json.dumps(ROW) + "\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not leftovers(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert leftovers(tmp_path), "the temporary output never appeared"
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert leftovers(tmp_path)  # nothing of a SIGKILLed run can clean up
+    assert main(["score", str(rows_file(tmp_path / "in.jsonl", 2)), "-o", str(out), "-q"]) == 0
+    assert leftovers(tmp_path) == []
+
+
+def test_parquet_is_written_in_row_groups_with_one_type_per_column(tmp_path, monkeypatch):
+    """Rows go out a group at a time (flat memory); a column whose groups disagree (text, then a
+    mapping) is JSON text in every row, integers and floats together are floats."""
+    import pyarrow.parquet as pq
+
+    from cli import output
+
+    monkeypatch.setattr(output, "ROW_GROUP", 2)
+    rows = [{**ROW, "meta": "x", "n": 1}, {**ROW, "n": 2}, {**ROW, "meta": {"a": 1}, "n": 2.5},
+            {**ROW, "n": None}, {**ROW, "later": True}]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["score", str(source), "-o", str(tmp_path / "out.parquet"), "-q"]) == 0
+    table = pq.ParquetFile(tmp_path / "out.parquet")
+    assert table.metadata.num_row_groups == 3 and table.metadata.num_rows == 5
+    got = table.read().to_pylist()
+    assert [r["meta"] for r in got] == ['"x"', None, '{"a": 1}', None, None]
+    assert [r["n"] for r in got] == [1.0, 2.0, 2.5, None, None]
+    assert [r["later"] for r in got] == [None, None, None, None, True]
+    assert [r["verdict"] for r in got] == ["correct"] * 5

@@ -139,3 +139,26 @@ def test_a_scorers_aliases_are_summarised_under_its_name(tmp_path, capsys):
         with _lock:
             for name in names:
                 _entries.pop(name, None)
+
+
+def test_timeout_rows_are_rechecked_once_and_every_count_agrees(tmp_path, capsys):
+    """Two slow but sound checks (1 s of CPU against a 0.4 s budget) are paid on the re-check with a
+    longer budget; an answer refused from its text stays `timeout`; the stderr line and the table
+    give the same count."""
+    from rewards import register_scorer
+    from tests.helpers.engine_funcs import bounded_scorer
+
+    register_scorer("test/recheck", scorer=bounded_scorer, override=True)
+    src = tmp_path / "in.jsonl"
+    rows = [{"data_source": "test/recheck", "response": f"compute:1.0:{k}", "ground_truth": str(k)} for k in (1, 2)]
+    rows.append({"data_source": "lighteval/MATH", "response": r"\boxed{9999999!}", "ground_truth": "1"})
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "--timeout", "0.4", "-o", str(out), "--json", "-q"]) == 0
+    assert [r["verdict"] for r in read_jsonl(out)] == ["correct", "correct", "timeout"]
+    captured = capsys.readouterr()
+    table = json.loads(captured.out)["table"]
+    in_table = sum(r["count"] for r in table if r["verdict"] == "timeout" and r["data_source"] != "(all)")
+    assert in_table == 1
+    assert "1 of 3 row(s) ended as `timeout`" in captured.err
+    assert "sample(s) ended at" not in captured.err  # no periodic line counting first looks

@@ -6,7 +6,7 @@ Each run is a fresh process (a cold pool, as at a training run's first step) tha
 `distinct` sound answers only the worker's symbolic check proves, each `copies` times in a row (a
 GRPO group repeating its answer), from `threads` threads at `timeout` seconds. It prints the
 verdicts that are not `correct`, the pool's counters (checks killed at their deadline, checks
-that never got a worker, peak workers) and the wall time; `merge off` replaces the flight key so
+re-run after their worker died, peak workers) and the wall time; `merge off` replaces the flight key so
 every call runs on its own. Runs alternate between the two, so load on the machine hits both.
 `PYTHONPATH=/other/checkout` measures that checkout's package.
 """
@@ -49,7 +49,7 @@ def burst(distinct: int, copies: int, threads: int, timeout: float, merge: bool)
     import rewards
 
     return {"package": str(Path(rewards.__file__).parents[1]), "merge": merge, "samples": len(rows), "not_correct": dict(Counter(v for v in verdicts if v != "correct")),
-            "worker_calls": stats.calls, "killed_at_deadline": stats.timeouts, "never_got_a_worker": stats.queue_timeouts,
+            "worker_calls": stats.calls, "killed_at_budget": stats.timeouts, "rerun_after_a_crash": stats.retried,
             "peak_workers": stats.peak_workers, "wall_s": round(wall, 1)}
 
 

@@ -32,6 +32,14 @@ def spin(seconds):
     return n
 
 
+def spin_then(seconds, value):
+    """`value` after `seconds` of CPU time: a slow but sound sympy check, charged to its budget."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return value
+
+
 def raise_value_error(message):
     raise ValueError(message)
 
@@ -60,16 +68,18 @@ def big_power(exponent):
 def bounded_scorer(response, ground_truth, extra_info, settings):
     """A scorer shaped like the MATH one: fast path in-process, `check:` answers in a worker.
 
-    `check:<seconds>:<answer>` sleeps in the worker (a stand-in for a slow sympy call) and then
-    compares; anything else is compared in-process.
+    `check:<seconds>:<answer>` sleeps in the worker (a check waiting on nothing) and then compares,
+    `compute:<seconds>:<answer>` computes that long first (a slow sympy call); anything else is
+    compared in-process.
     """
     from rewards.engine import WorkerTimeout, call_bounded
     from rewards.result import Verdict, correct, failed, wrong
 
-    if response.startswith("check:"):
-        _, seconds, answer = response.split(":", 2)
+    if response.startswith(("check:", "compute:")):
+        how, seconds, answer = response.split(":", 2)
+        run = sleep_then if how == "check" else spin_then
         try:
-            same = call_bounded(sleep_then, float(seconds), answer == ground_truth, timeout=settings.timeout)
+            same = call_bounded(run, float(seconds), answer == ground_truth, timeout=settings.timeout)
         except WorkerTimeout:
             return failed(Verdict.TIMEOUT, "symbolic check exceeded its deadline", pred=answer)
         return correct(answer) if same else wrong(answer)
