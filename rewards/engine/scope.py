@@ -1,9 +1,10 @@
-"""What a bounded call inherits from the scoring call around it: its deadline, and (for asyncio)
+"""What a bounded call inherits from the scoring call around it: its budget, and (for asyncio)
 where to send the request instead of blocking.
 
-The deadline. `within(seconds)` marks everything under it (the in-process fast path, waiting for a
-worker, the worker's run) as due by one absolute time; `call_bounded` never waits past it, so the
-scoring call as its caller sees it ends by its deadline. Nested scopes can only shorten it.
+The budget. `within(seconds)` starts the scoring call's clock: a worker call made under it gets at
+most what is left of it at that moment as the check's budget (the in-process fast path before it
+is charged; waiting for a worker and the worker's start-up are not: budget.py). Nested scopes can
+only shorten it.
 
 Asyncio without parked threads. A scorer is ordinary synchronous code that calls `call_bounded`
 where it needs a worker. `drive(judge)` runs it on the event loop's thread with a request book:
@@ -28,8 +29,8 @@ _book: ContextVar[dict | None] = ContextVar("rewards_requests", default=None)
 
 @contextmanager
 def within(seconds: float) -> Iterator[float]:
-    """Everything in this block is due `seconds` from now (or earlier, when an enclosing block
-    says so); yields the absolute deadline (time.monotonic())."""
+    """A worker call in this block gets at most what is left of `seconds` from now as its budget
+    (less when an enclosing block says so); yields the absolute deadline (time.monotonic())."""
     end = time.monotonic() + seconds
     current = _deadline.get()
     if current is not None:

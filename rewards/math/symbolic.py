@@ -274,6 +274,7 @@ _WARM_UP = (
     ("y=2x+1", "2x+1=y"), ("2\\cos(\\frac{\\pi}{3})", "1"), ("\\tan(\\frac{\\pi}{4})", "1"),
     ("\\sin^2(x)+\\cos^2(x)", "1"), ("\\binom{7}{2}", "21"), ("\\int_{0}^{2}t^3dt", "4"),
     ("\\sum_{k=1}^{4}k^2", "30"), ("\\lim_{x\\to0}\\frac{\\sin(x)}{x}", "1"),
+    ("\\int_{0}^{1}xe^{x}dx", "1"), ("\\int_{1}^{e}\\ln(x)dx", "1"),  # integration by parts: 0.3-0.9 s the first time
 )
 
 
