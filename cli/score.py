@@ -150,10 +150,10 @@ def score_rows(rows: Iterable[InputRow], data_source: str | None, settings: dict
     A row at `timeout` is judged once more at the end of its chunk with a longer budget
     (`rewards.api.recheck_timeouts`); the periodic timeout log line, which counts first looks, is
     off: the command's own count is the one printed."""
-    timeouts.silent = True
     rows = iter(rows)
-    while chunk := list(islice(rows, CHUNK)):
-        yield from _score_chunk(chunk, data_source, settings)
+    with timeouts.muted():
+        while chunk := list(islice(rows, CHUNK)):
+            yield from _score_chunk(chunk, data_source, settings)
 
 
 def score_lines(lines: Iterable[str], data_source: str | None, settings: dict[str, Any]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .compose import compose
 from .engine.config import EngineConfigError
@@ -193,11 +194,20 @@ class _TimeoutLog:
     def __init__(self, every: float = 30.0):
         self.every = every
         self.silent = False
-        """Set by offline commands, which re-check `timeout` rows and print their own count."""
         self._lock = ForkSafeLock()
         self._last = float("-inf")
         self._since_last: dict[str, int] = {}
         self.total = 0
+
+    @contextmanager
+    def muted(self) -> Iterator[None]:
+        """No line while in this block: offline commands re-check `timeout` rows and print their
+        own count, which a line counting first looks would contradict."""
+        previous, self.silent = self.silent, True
+        try:
+            yield
+        finally:
+            self.silent = previous
 
     def note(self, source: str, timeout: float) -> None:
         with self._lock:

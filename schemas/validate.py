@@ -530,7 +530,6 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
     from rewards.api import recheck_timeouts, timeouts
     from rewards.math.wellformed import gold_defect
 
-    timeouts.silent = True  # a gold that times out twice is one warning per row, below
 
     pairs: dict[tuple[str, str], list[int]] = {}
     for i, (source, gold) in enumerate(zip(sources, golds)):
@@ -566,7 +565,8 @@ def _check_golds(found: _Findings, sources: list[Any], golds: list[str | None],
     results = []
     for start in range(0, len(samples), GOLD_BATCH):
         batch = samples[start:start + GOLD_BATCH]
-        results.extend(recheck_timeouts(batch, score_batch(batch)))
+        with timeouts.muted():  # a gold that times out twice is one warning per row, below
+            results.extend(recheck_timeouts(batch, score_batch(batch)))
         if update is not None:
             update(min(GOLD_BATCH, len(samples) - start))
     for (source, gold), result in zip(keys, results):
