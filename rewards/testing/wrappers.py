@@ -103,6 +103,9 @@ CHECKS = (
     "I double-checked and found no errors.",
     "Let me verify this by plugging it back in. It checks out.",
     "Wait, let me re-read the question. Yes, it asks for exactly this, so {v} is the answer.",
+    "Alternatively, we can express this in another form, but this one is simplest.",
+    "It is a common mistake to count the interior squares twice.",
+    "Wait, let me double-check the arithmetic: $2 + 2 = 4$. Yes, that is correct.",
 )
 # Prose around a right answer as models write it: conditions restated, words that are not about the value.
 AROUND = (
@@ -111,12 +114,16 @@ AROUND = (
     "If we substitute the values back, we get {s}.",
     "Thus they could be thinking of {s} possible numbers.",
     "The number of non-negative integer solutions is {s}.",
+    "The number of integers greater than 10 and less than 30 that are relatively prime with 28 is {s}.",
+    "If we substitute $x = 2$ into the equation, we get {s}.",
 )
 CLOSINGS = (
     "Only {s} satisfies every condition of the problem.",
     "The answer is {s}, which is what we wanted.",
     "Therefore, the final answer is {s}. This completes the solution.",
     "So we conclude that the answer is {s}, as required.",
+    "Only {s} has a remainder of 1 when divided by 2, 3, 4, or 6.",
+    "The maximum value is {s}, which occurs at $x = 3$.",
 )
 CALCULATION = "Adding the parts gives <<2+3=5>>5, and the rest follows.\n"
 GSM8K_TAILS = ("pounds of meat", "clips in April and May", "minutes to get to work", "more dollars")
@@ -171,6 +178,12 @@ def _stop_in_math(draw, p: Placed) -> str:
     return _pick(draw, (f"So the answer is $\\boxed{{{p.answer}}}.$", f"\\[\\boxed{{{p.answer}}}.\\]\nThis is the answer."))
 
 
+def _delimiters(draw, p: Placed) -> str:
+    box = f"\\boxed{{{p.answer}}}"
+    return _pick(draw, (f"Therefore, the answer is \\({box}\\).", f"Thus, the final answer is:\n\\[\n{box}\n\\]",
+                        f"The answer is $${box}$$", f"So we get \\[{box}\\]"))
+
+
 def _gsm8k_tail(draw, p: Placed) -> str:
     return f"{CALCULATION}{p.stated()} {_pick(draw, GSM8K_TAILS)}"
 
@@ -222,6 +235,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("prose around the answer", True, _around, formats=("inline",)),
     Wrapper("real-style closing sentence", True, _closing, formats=("inline",)),
     Wrapper("a full stop inside the math", True, _stop_in_math, formats=("boxed",)),
+    Wrapper("\\( \\), \\[ \\] and $$ around the box", True, _delimiters, formats=("boxed",)),
     Wrapper("words after a GSM8K answer", True, _gsm8k_tail, formats=("gsm8k",), settled=False),
     Wrapper("only inside the thinking", False, _inside_think),
     Wrapper("cut off while thinking", False, _cut_off),
