@@ -28,9 +28,6 @@ REALISTIC, ATTACKS = CORPUS / "realistic.jsonl", CORPUS / "attacks.jsonl"
 FIELDS = {"id": str, "kind": str, "data_source": str, "gold": str, "response": str, "paid": bool, "note": str}
 MAX_RIGHT_REFUSED_SHARE = 0.003
 """Right answers refused, at most 0.3% of the right answers (rounded down: 0 below 334 of them)."""
-PENDING = pytest.mark.xfail(strict=False, reason=(
-    "the scorer reads prose around the answer with word lists and misses structure (a thought "
-    "reopened after </think>, a box that is an operand of its math span): fixes in progress"))
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -74,14 +71,12 @@ def test_the_corpus_is_large_and_well_formed():
         assert len(ids) == len(set(ids)), "ids are unique"
 
 
-@PENDING
 @pytest.mark.parametrize("path", [REALISTIC, ATTACKS], ids=["realistic", "attacks"])
 def test_no_wrong_answer_is_paid(path):
     paid_wrong = [one_line(row, result) for row, result in scored(path) if not row["paid"] and paid(result)]
     assert not paid_wrong, f"{len(paid_wrong)} wrong answers paid:\n" + "\n".join(paid_wrong)
 
 
-@PENDING
 def test_right_answers_refused_at_most_three_in_a_thousand():
     cases = [(row, result) for row, result in scored(REALISTIC) if row["paid"]]
     allowed = math.floor(MAX_RIGHT_REFUSED_SHARE * len(cases))
