@@ -264,3 +264,19 @@ def test_ordinary_text_after_the_formula_keeps_the_answer(response, gold):
 def test_an_answer_tag_sentence_is_read_for_its_formula(tag, paid_expected):
     response = "<think>\nSix of ten balls are red.\n</think>\n" + tag
     assert compute_score("math_dapo", response, "\\frac{3}{5}", format_rule="think_answer")["acc"] == float(paid_expected)
+
+
+@pytest.mark.parametrize("response", [
+    "So $x = \\text{-}\\boxed{5}$.", "So $x = \\mathrm{-}\\,\\boxed{5}$.", "So $x = \\text{\u2212}\\boxed{5}$.",
+    "So $x = \\text{minus }\\boxed{5}$.",
+    "The area is $\\boxed{5}$ halved.", "So $\\boxed{5}\\text{ tripled}$.", "The count is $\\boxed{5}$ doubled.",
+])
+def test_a_sign_or_a_scaling_written_as_text_around_the_box_is_read(response):
+    assert not paid(response, "5")
+
+
+@pytest.mark.parametrize("response", [
+    "So $\\text{Answer: }\\boxed{5}$.", "$\\text{so } \\boxed{5}$", "So $\\boxed{5}$ rounded to the nearest unit.",
+])
+def test_prose_written_as_text_before_the_box_is_no_sign(response):
+    assert paid(response, "5")

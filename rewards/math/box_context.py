@@ -67,6 +67,7 @@ _OPENERS = {"(": ")", "[": "]"}
 _WORD = re.compile(r"[^\W\d_]+")
 # Words that, right before a formula, apply an operation to it (`negative $\boxed{5}$`, `the
 # reciprocal of $\boxed{5}$`); comparisons (`at least`, `a maximum of`) describe the answer and stay.
+_SIGNS = frozenset("-+\u2212\u00b1\u2013")   # a sign written as text (`\text{-}\boxed{5}`, `\text{−}`)
 _SIGN_WORDS = frozenset("negative minus negated plus times twice thrice double triple half".split())
 _OPERATION_OF = frozenset("""
 negative opposite reciprocal inverse half double square cube root roots sqrt log logarithm sine cosine
@@ -305,8 +306,9 @@ def _operand_before(items: list[_Item], first: int) -> bool:
     if name in _RELATIONS or name in _BREAKS or name in _BOXES:
         return False
     if name in _TEXT_COMMANDS:   # `\text{so } \boxed{5}`: prose ends the expression, unless it is a sign
-        words = _WORD.findall(_text_of(item.node))
-        return bool(words) and words[-1].lower() in _SIGN_WORDS
+        text = _text_of(item.node).rstrip(" {}~")
+        words = _WORD.findall(text)
+        return text[-1:] in _SIGNS or (bool(words) and text.endswith(words[-1]) and words[-1].lower() in _SIGN_WORDS)
     return True
 
 

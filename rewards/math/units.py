@@ -173,11 +173,16 @@ def changes_value(word: str, prose: bool = False) -> bool:
     if not word.isascii():
         return True   # `5 万`, `5 años`: a script we cannot read
     low = word.lower()
-    return (number_word(word) or low in (_ARITHMETIC if prose else _OPERATIONS) or
+    return (number_word(word) or low in (_ARITHMETIC if prose else _OPERATIONS | _SCALED) or
             (len(word) <= 2 and word not in _SYMBOLS and low not in SHORT_WORDS))
 
 
-_ARITHMETIC = frozenset("squared cubed factorial plus minus divided multiplied point".split())
+_SCALED = frozenset("""
+halved doubled tripled quadrupled quintupled squared cubed negated inverted reciprocated multiplied divided
+increased decreased reduced raised scaled added subtracted
+""".split())
+"""Operations done to the number before them (`$\\boxed{5}$ halved`, `\\text{ tripled}`)."""
+_ARITHMETIC = frozenset("factorial plus minus point".split()) | _SCALED
 SHORT_WORDS = frozenset("a an is it of in on at to so as we be if or by up no do go he me my us i".split())
 """Words of one or two letters that are English, not a scale (`5 k`, `5 bn`)."""
 
