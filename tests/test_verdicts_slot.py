@@ -280,3 +280,14 @@ def test_a_sign_or_a_scaling_written_as_text_around_the_box_is_read(response):
 ])
 def test_prose_written_as_text_before_the_box_is_no_sign(response):
     assert paid(response, "5")
+
+
+@pytest.mark.parametrize("response,paid_expected", [
+    ("We get\n$x+y=10$\n$\\boxed{5}$", True),           # formulas on lines of their own stay apart
+    ("So $\\boxed{5}$\n$\\times 10^3$ in all.", False),   # an operator facing the line break joins them
+    ("So $x = -$\n$\\boxed{5}$.", False),
+    ("\\[ x = \\boxed{5} \\quad \\text{(since } x > 0) \\]", True),   # a remark in text ends the expression
+    ("So $\\boxed{5}\\text{ apples} + 3$.", False),     # a unit is presentation; what follows still counts
+])
+def test_what_joins_the_boxs_formula_to_the_math_around_it(response, paid_expected):
+    assert paid(response, "5") == paid_expected

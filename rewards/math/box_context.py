@@ -355,13 +355,24 @@ def _operand_after(items: list[_Item], last: int) -> bool:
             i += 1
             continue
         if name in _TEXT_COMMANDS:
-            if units.changes_value_words(_text_of(item.node)):
+            words = _text_of(item.node).strip(" {}~")
+            if units.changes_value_words(words):
                 return True   # `\text{ thousand}`, `\mbox{ or } 8`, `\text{ squared}`
+            if words and not units.counted_phrase(words):   # a remark, no unit: the expression ended,
+                nxt = _skip_on(items, i + 1)                  # unless it leads to a value (`\% \text{ of } 50`)
+                return nxt < len(items) and _a_value(items[nxt])
             i += 1
             if i < len(items) and items[i].kind == "char" and items[i].value == "^":
                 i += 2   # `\text{ cm}^2`
             continue
         return True
+
+
+def _a_value(item: _Item) -> bool:
+    """A number or a command that makes one (`6`, `\\frac{1}{2}`, `\\sqrt{2}`, `\\pi`)."""
+    if item.kind == "char":
+        return item.value.isdigit() or item.value in ".-+\u2212"
+    return item.kind == "macro" and item.value in ("frac", "dfrac", "tfrac", "sqrt", "pi", "infty", "boxed")
 
 
 def _letters(items: list[_Item], i: int) -> str:

@@ -130,9 +130,9 @@ def _answer_span(text: str, start: int, end: int) -> Span:
         a, b = _bare_reach(text, start, end)
         return Span(a, b, ((a, b),), b, True)
     first = last = at
-    while first > 0 and _JOIN_GAP.fullmatch(text, found[first - 1][3], found[first][0]):
+    while first > 0 and _joined(text, found[first - 1], found[first]):
         first -= 1
-    while last + 1 < len(found) and _JOIN_GAP.fullmatch(text, found[last][3], found[last + 1][0]):
+    while last + 1 < len(found) and _joined(text, found[last], found[last + 1]):
         last += 1
     pieces = tuple((f[1], f[2]) for f in found[first:last + 1])
     return Span(found[first][0], found[last][3], pieces, found[last][2])
@@ -175,6 +175,25 @@ def _bare_reach(text: str, start: int, end: int) -> tuple[int, int]:
         if word[-1] in ".,;:?!" and not word.endswith(".."):
             break
     return a, b
+
+
+# An operator or relation at the edge of a formula: the expression goes on across the gap.
+_ENDS_OPEN = re.compile(r"(?:[-+*/=<>^_(\[{,\u2212\u00d7\u00f7]|\\(?:times|cdot|div|pm|mp|left|frac|sqrt|le|ge|leq|geq|neq|approx)"
+                        r"(?![a-zA-Z]))\s*$")
+_STARTS_OPEN = re.compile(r"\s*(?:[-+*/=<>^_!)\]}'\u2212\u00d7\u00f7]|\\(?:times|cdot|div|pm|mp|right|le|ge|leq|geq|neq|approx)"
+                          r"(?![a-zA-Z]))")
+
+
+def _joined(text: str, first: tuple, second: tuple) -> bool:
+    """Two formulas read as one: only spaces between them on one line (TeX sets them side by side),
+    or one line break where an operator faces it (`$\\boxed{5}$` then `$\\times 10^3$` on the next
+    line); formulas on lines of their own (`$x+y=10$` then `$\\boxed{5}$`) stay apart."""
+    gap = _JOIN_GAP.fullmatch(text, first[3], second[0])
+    if gap is None:
+        return False
+    if "\n" not in gap.group():
+        return True
+    return bool(_ENDS_OPEN.search(text, max(first[1], first[2] - 40), first[2]) or _STARTS_OPEN.match(text, second[1], second[2]))
 
 
 def text_after(text: str, start: int, end: int) -> str:
