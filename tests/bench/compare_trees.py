@@ -10,8 +10,10 @@ each tree (the order alternates: old then new, new then old, ...) for each measu
 imports that tree's `rewards`, starts its engine workers on the set's warm-up rows (other golds for
 the cache-free set), then times `score_batch` on the set (the training path), or `compute_score`
 one response at a time on the MATH corpus (verl's call).
-Reported: the median seconds per set and tree over the rounds, and new / old. Only our scorer is
-timed; Math-Verify's figures are math_vs_mathverify.py's.
+Reported: the median seconds per set and tree over the rounds, and new / old, both wall-clock and
+the process's CPU time (the fast path runs in the process; on a machine other jobs load, CPU time
+is the steadier figure; it leaves out the engine workers' sympy time). Only our scorer is timed;
+Math-Verify's figures are math_vs_mathverify.py's.
 """
 
 from __future__ import annotations
@@ -40,13 +42,13 @@ def samples(rows):
     return [Sample(r["data_source"], r["response"], r["gold"]) for r in rows]
 score_batch(samples(sets["warm"][name]))
 rows = sets["timed"][name]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 if how == "batch":
     score_batch(samples(rows))
 else:
     for r in rows:
         compute_score(r["data_source"], r["response"], r["gold"])
-print(time.perf_counter() - start)
+print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
 
@@ -64,12 +66,14 @@ MEASURES = ("batch:fidelity", "batch:math_corpus", "batch:equal_spellings", "one
 
 
 def time_tree(tree: Path, sets_file: str, python: str) -> dict[str, float]:
-    """Seconds for each measure, each in a fresh process (no cache filled by another measure)."""
+    """Wall and CPU seconds for each measure, each in a fresh process (no cache filled by another
+    measure). CPU is this process's threads only: the engine workers' sympy time is not in it."""
     seconds = {}
     for measure in MEASURES:
         done = subprocess.run([python, "-c", TIMER, sets_file, measure], cwd=tree, capture_output=True,
                               text=True, check=True)
-        seconds[measure] = float(done.stdout.strip().splitlines()[-1])
+        wall, cpu = done.stdout.strip().splitlines()[-1].split()
+        seconds[f"{measure} wall"], seconds[f"{measure} cpu"] = float(wall), float(cpu)
     return seconds
 
 
@@ -95,12 +99,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {i + 1} {which}: " + ", ".join(f"{k} {v:.3f}s" for k, v in seconds.items()), flush=True)
     Path(f.name).unlink()
     print(f"\nmedian seconds over {args.rounds} rounds (rows: {sizes})")
-    print(f"{'set':24} {'old':>9} {'new':>9} {'new/old':>8}")
+    print(f"{'measure':30} {'old':>9} {'new':>9} {'new/old':>8}")
     medians = {}
     for key in rounds["old"][0]:
         old, new = (statistics.median(r[key] for r in rounds[w]) for w in ("old", "new"))
         medians[key] = {"old": old, "new": new, "ratio": new / old}
-        print(f"{key:24} {old:9.3f} {new:9.3f} {new / old:8.2f}")
+        print(f"{key:30} {old:9.3f} {new:9.3f} {new / old:8.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"sizes": sizes, "rounds": rounds, "medians": medians}, indent=2))
     return 0
