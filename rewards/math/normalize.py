@@ -70,7 +70,8 @@ def _unit_words(text: str, value: str = "") -> str | None:
     (a word of _NOT_UNIT_WORDS or one that changes the value: the words stay in the answer).
     `value` is the number before them."""
     words = re.findall(r"[A-Za-z]+", text)
-    if not words or any(w.lower() in _NOT_UNIT_WORDS or (len(w) <= 2 and w not in _SHORT_UNITS) for w in words):
+    if not words or any((w.lower() in _NOT_UNIT_WORDS and not (w.lower() in _KINDS and i < len(words) - 1))
+                        or (len(w) <= 2 and w not in _SHORT_UNITS) for i, w in enumerate(words)):
         return None
     plain = _UNIT_MARKUP.sub(" ", text)
     if units.counted_phrase(plain, one=value.strip() in ("1", "-1")):
@@ -78,6 +79,9 @@ def _unit_words(text: str, value: str = "") -> str | None:
     return None if units.changes_value_words(plain) else "unknown"
 
 
+_KINDS = frozenset({"positive", "odd", "even", "prime"})
+"""Words that name a number's kind: alone they qualify it (`5\\text{ (positive)}`), before what the
+number counts they are a modifier (`12\\text{ positive integers}`, `4\\text{ prime numbers}`)."""
 _UNIT_MARKUP = re.compile(r"\\text|\^\s*\{?\s*[23]\s*\}?|[{}]")
 
 
