@@ -292,3 +292,12 @@ def test_prose_written_as_text_before_the_box_is_no_sign(response):
 ])
 def test_what_joins_the_boxs_formula_to_the_math_around_it(response, paid_expected):
     assert paid(response, "5") == paid_expected
+
+
+@pytest.mark.parametrize("response,paid_expected", [
+    ("So $\\boxed{5}~\\text{cm}$.", True), ("So $\\boxed{5}\\qquad\\blacksquare$", True), ("So $\\boxed{5}\\ \\checkmark$", True),
+    ("It is **negative** $\\boxed{5}$.", False), ("It is _minus_ $\\boxed{5}$.", False),
+    ("The answer is \\boxed{5} $\\times 10^3$.", False),
+])
+def test_marks_around_the_formula(response, paid_expected):
+    assert paid(response, "5") == paid_expected

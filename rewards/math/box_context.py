@@ -52,6 +52,7 @@ _TEXT_COMMANDS = frozenset("text mbox hbox textnormal textup textsf textrm textb
 _SPACING = frozenset({",", ";", ":", "!", " ", "enspace", "thinspace", "medspace", "thickspace",
                       "negthinspace", "hspace", "displaystyle", "textstyle", "color", "nonumber", "notag"})
 _WIDE = frozenset({"quad", "qquad"})
+_END_MARKS = frozenset({"qed", "blacksquare", "square", "Box", "checkmark"})   # an end-of-proof or check mark
 _CURRENCY = frozenset({"$", "pounds", "euro", "yen", "textdollar", "textsterling", "texteuro"})
 _RELATIONS = frozenset("""
 approx approxeq simeq sim cong equiv coloneqq eqqcolon Rightarrow Longrightarrow implies rightarrow
@@ -119,13 +120,12 @@ def _sign_before(text: str, at: int) -> bool:
         return False
     if text[at - 1] in "-+\u2212\u00b1":
         return True   # `is -$5$`; `- $5$` is a dash or a bullet
-    words = text[max(0, at - 40):at].rsplit("\n", 1)[-1].split()[-3:]
+    words = [w.strip("*_").lower() for w in text[max(0, at - 40):at].rsplit("\n", 1)[-1].split()[-3:]]
     if not words or not text[at - 1].isspace():
         return False
-    last = words[-1].lower()
-    if last == "of" and len(words) > 1:
-        return words[-2].lower() in _OPERATION_OF
-    return last in _SIGN_WORDS
+    if words[-1] == "of" and len(words) > 1:
+        return words[-2] in _OPERATION_OF
+    return words[-1] in _SIGN_WORDS   # also in Markdown emphasis: `**negative** $\\boxed{5}$`
 
 
 def _word_after(text: str, at: int) -> bool:
@@ -230,6 +230,8 @@ def _items(nodes) -> list[_Item]:
         elif node.isNodeType(latexwalker.LatexEnvironmentNode):
             items.append(_Item("env", node.environmentname, node))
         elif node.isNodeType(latexwalker.LatexSpecialsNode):
+            if node.specials_chars == "~":
+                continue   # a non-breaking space
             items.append(_Item("amp" if node.specials_chars == "&" else "char", node.specials_chars, node))
         elif node.isNodeType(latexwalker.LatexMathNode):
             items.append(_Item("group", "", node))
@@ -349,7 +351,7 @@ def _operand_after(items: list[_Item], last: int) -> bool:
         if item.kind == "env":
             return True
         name = item.value
-        if name in _RELATIONS or name in _BREAKS or name in _BOXES:
+        if name in _RELATIONS or name in _BREAKS or name in _BOXES or name in _END_MARKS:
             return False
         if name in _DEGREE or name == "%" or name == "pmod":   # `\\boxed{9} \\pmod{11}`
             i += 1
