@@ -233,7 +233,8 @@ _NEGATED_PREDICATE = re.compile(
     rf"(?i){_NEGATION}\b(?:\W+(?:be|been|equal|equals|to|exactly|quite|just|simply|really|the|final|correct|answer|a|an|"
     r"result)\b){0,4}\W*$")
 # The answer is a bound or an estimate: `more than 7`, `at most 7`, `about 7`, `~7`.
-_BOUND = re.compile(r"(?i)(?:\b(?:more|less|fewer|greater|larger|smaller|higher|lower|rather)\s+than|\binstead\s+of)\s*$")
+_BOUND = re.compile(r"(?i)(?:(?<!\bno\s)(?<!\bnot\s)\b(?:more|less|fewer|greater|larger|smaller|higher|lower)\s+than|"
+                    r"\brather\s+than|\binstead\s+of)\s*$")   # `no fewer than 3` is `at least 3`: a value
 # A hedge on the answer: `maybe 7`, `perhaps \boxed{7}`, `the answer might be 7`, `it could be 7`.
 _HEDGES = frozenset("maybe perhaps possibly".split())
 _HEDGED = re.compile(r"(?i)(?:\b(?:maybe|perhaps|possibly)\W*$|"
@@ -321,7 +322,7 @@ _TAIL_WINDOW = 2000  # characters after an answer read for a retraction
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 # A sentence ends at `.` `!` `?` before a space, the end, a closing math delimiter or bold (`$\boxed{5}.$`
 # ends its sentence), never in `i.e.`, `e.g.`, `vs.`, `approx.`; or at a line break.
-_END = r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)[.!?]+(?=\s|$|\$|\\[)\]]|\*\*|[)\]])"
+_END = r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)(?:[.?]|(?<![\d)}\]])!)[.!?]*(?=\s|$|\$|\\[)\]]|\*\*|[)\]])"   # `3! = 6` is no end
 _SENTENCE = re.compile(rf"(?:(?!{_END})[^\n])*(?:{_END}(?:\$\$|\$|\\[)\]]|\*\*)*|\n|$)")
 _STRUCK = re.compile(r"(?s)~~.*?~~|<(s|del|strike)>.*?</\1>")
 _LIST_MARKER = re.compile(r"(?m)^(\s*(?:[-*]\s+)?)(?:\d{1,2}|[a-zA-Z])[.)](?=[ \t]+\S)")   # `1. Note ...`: a list item
@@ -360,6 +361,7 @@ _EQUATED = re.compile(r"^(?:\s|\$|\\\)|\*\*)*(?:(?:[-+*/]|\\(?:cdot|times|div))\
 _OFFERED_AFTER = re.compile(
     rf"(?i)^(?:\s|\$|\*\*|\\[)\]]|,|\band\b|\bor\b|\bboth\b|\$[^$]{{1,80}}\$|{NUMBER})*(?:(?:also|too|both|all|still|each|then|instead)\s+)*"
     r"(?:work|works|worked|fits?|satisf(?:y|ies)|would\s+(?:also\s+)?work|could\s+(?:also\s+)?work|it\s+is\b|it['\u2019]s\b|"
+    r"as\s+(?:the|our|my)\s+(?:final\s+|correct\s+)?answer\b|"
     r"(?:is|are|was|were)\s+(?:also\s+)?(?:a\s+|an\s+|the\s+)?(?:(?:correct|right|valid|possible|final|real|true)\b|"
     r"(?:answer|answers|solution|solutions|root|roots|candidate|option)\b))")
 _COMPARED_AFTER = re.compile(r"(?i)^(?:\s|\$|\*\*)*+(?:(?:more|less|fewer|greater|larger|smaller|times|percent|minus|plus|"
@@ -518,9 +520,11 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
         return not (_POINTS_BACK.search(lead) and not _RETRACTING.search(lead) and _converted(token, rest))
     if _OFFERED_AFTER.match(rest):
         return not _governed_list(lead) or core
-    if last and (_CORRECTION.search(clause) or _STRONG_RETRACTION.search(lead) or _ASKED.search(sentence)) and \
-            _RESULT_POSITION.search(lead) and not _OPERAND_AFTER.match(rest):
-        return True    # `She actually needs 8 dollars more.`, `Ignore the above; we get 6.`, `... gives 30, which is what the problem asks for.`
+    if last and not _OPERAND_AFTER.match(rest) and not _COUNTERFACTUAL.search(lead):
+        if (_CORRECTION.search(lead) or _STRONG_RETRACTION.search(lead)) and not _GOVERNED.search(lead):
+            return True    # `She actually needs 8 dollars more.`, `Ignore the above; we get 6.`, `Actually, no: use 12.`
+        if (_ASKED.search(sentence) or _APPLIED.search(lead) and not _CHECKING.match(lead)) and _RESULT_POSITION.search(lead):
+            return True    # `gives 30, which is what the problem asks for`, `Doubling it, we get 12.`
     return core and _bare(rest)
 
 
@@ -547,11 +551,18 @@ def _equation(token: str) -> bool:
 _UNIT_BEFORE_OR = re.compile(rf"(?:^|{NUMBER}|\$|\}})\s*([A-Za-z]{{2,}}),?\s+or\s+(?:\$|\\\()?\s*$")   # `160 minutes, or`
 _RETRACTING = re.compile(r"(?i)\b(?:oops|sorry|wait|no|nope|never\s*mind|actually|instead|rather|correction|corrected|meant|"
                          r"scratch|hold\s+on|edit|revised|retract|mistake|wrong|ignore|disregard|typo|instead)\b")
-_STRONG_RETRACTION = re.compile(r"(?i)\b(?:oops|sorry|never\s*mind|correction|corrected|meant|scratch|revised|retract|mistake|"
-                                r"wrong|ignore|disregard|typo)\b")
+_STRONG_RETRACTION = re.compile(r"(?i)\b(?:oops|sorry|never\s*mind|correction|corrected|meant|scratch|revised|retract|"
+                                r"ignore|disregard|typo)\b")
 # Where a sentence states its result: after a verb of having, giving or being (`we get 6`, `needs 8`, `gives 30`).
 _RESULT_POSITION = re.compile(r"(?i)(?:\b(?:is|are|was|were|be|gives|give|gave|giving|yields|makes|equals|get|gets|got|obtain|"
                               r"find|found|need|needs|have|has|had|becomes|comes\s+to|so|thus)|=)\s*(?:\$|\\\(|\*\*)?\s*$")
+# An operation applied to the answer, whose result the sentence then states (`Doubling it, we get 12`).
+_APPLIED = re.compile(r"(?i)\b(?:doubl|tripl|halv|multiply|multiplying|multiplied|divid|squar|cub|add(?:ing)?|subtract|taking\s+the\s+"
+                      r"(?:reciprocal|square|negative))\w*")
+# A sentence that checks: its result is working (`Check: multiplying 5 by 2 gives 10.`).
+_CHECKING = re.compile(r"(?i)^\W*(?:(?:let\s+me|let's|we\s+can|i'?ll)\s+)?(?:check|verif|sanity|double[- ]check|confirm|test)\w*")
+# A value in a sentence about what would hold under other terms: `The perimeter would be 12, but ...`.
+_COUNTERFACTUAL = re.compile(r"(?i)\b(?:would|could|might)\s+(?:have\s+)?(?:be|been|equal|give|get)\s*(?:\$|\*\*)?\s*$")
 # The sentence says its value is what the problem asks for: `..., which is what the problem asks for.`
 _ASKED = re.compile(r"(?i)\b(?:asks?|asked|requested|required|wanted|desired)\b|\bthe\s+question\b")
 
@@ -569,7 +580,7 @@ _LABEL = re.compile(r"(?i)^(?:\W|\b(?:so|oops|sorry|wait|no|nope|hmm+)\b)*[A-Za-
 # `revised to 25`; and a quantity asked for stated again (`the total is 23`, `the count is 29`).
 _STATED_AS = re.compile(
     r"(?i)(?:(?:^|[,;:(]\s*|\s[-\u2013\u2014]+\s*)(?:giving|which\s+gives|so|thus|hence)|\bi\s+meant|\bshould\s+read|"
-    r"\b(?:revised|changed|corrected|updated)\s+to|"
+    r"\b(?:revised|changed|corrected|updated)\s+to|\btypo\s+for|\bshould\s+(?:have\s+)?(?:been|be|read|say)|\bmeant\s+to\s+(?:write|say)|"
     r"\b(?:total|count|sum|amount|number|answer|result|solution)\s*(?:is|was|becomes|comes\s+to|should\s+be|must\s+be|"
     r"would\s+be|:)(?:\s+(?:actually|really|then|now|instead|just))?)\s*(?:\$|\\\(|\*\*)?\s*$")
 # Pronoun subjects, whose value may restate the answer in other units.

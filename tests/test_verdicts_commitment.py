@@ -37,6 +37,7 @@ def paid(data_source, response, gold, **settings):
     (r"There is no solution other than $\boxed{7}$.", "7"),
     (r"Therefore, at most \(\boxed{8}\) bags can be filled, with 1 pound of rice left over.", "8"),
     (r"Since $x$ cannot be negative, $x = \boxed{3}$.", "3"),
+    (r"Each student must receive no fewer than $\boxed{3}$ pencils.", "3"),
     (r"The value of $\pi$ to two decimal places is approximately $\boxed{3.14}$.", "3.14"),
 ])
 def test_conditions_restated_before_the_answer_are_paid(response, gold):
@@ -96,6 +97,8 @@ def test_checks_and_remarks_after_the_answer_are_paid(data_source, response, gol
     ("So there are $\\boxed{9}$ numbers greater than 10 and less than 100 whose digit sum is 10.", "9"),
     (r"The trip takes $\boxed{2.5}$ hours, or 150 minutes.", "2.5"),
     (r"Therefore, 10 is \(\boxed{20}\) percent of 50.", "20"),
+    (r"The area is $\boxed{6}$. (The perimeter would be 12, but the question asks for the area.)", "6"),
+    (r"The answer is $\boxed{6}$. Check: multiplying 6 by 2 gives 12.", "6"),
     ("So the total is $\\boxed{7}$. Wait, let me recount: there are 3 red and 4 blue, so 7 in all.", "7"),
 ])
 def test_values_about_the_problem_after_the_answer_are_paid(response, gold):
@@ -150,6 +153,10 @@ def test_a_later_value_equal_to_the_answer_confirms_it(response, gold):
     (MATH, r"So $\boxed{6}$. Multiplying by $3! = 6$ gives 5, which is what the problem asks for."),
     (GSM8K, "#### 6\nSo, it's actually 5 apples in the basket."),
     (GSM8K, "#### 6. No wait, it is 5 pounds of meat"),
+    (MATH, "So the answer is $\\boxed{6}$.\n\nActually, no: we should use 5."),
+    (MATH, r"So the answer is $\boxed{6}$. Sorry, that was a typo for 5."),
+    (MATH, r"So the answer is $\boxed{6}$. Halving it for the two halves, we get 5 as the final answer."),
+    (MATH, r"So the answer is $\boxed{6}$. Multiplying by $2! = 2$ gives 5."),
 ])
 def test_a_different_value_put_forward_later_is_not_paid(data_source, response):
     assert not paid(data_source, response, "6")

@@ -126,7 +126,7 @@ def test_a_denied_answer_is_not_paid(data_source, response):
 
 
 @pytest.mark.parametrize("response", ["I don't think it is 7.", "It's a mistake to say 7.",
-                                      "There are no more than 7"])
+                                      "There are more than 7"])   # `no more than 7` is `at most 7`: a value
 def test_gsm8k_flexible_denied_number_is_not_paid(response):
     assert verdict(GSM8K, response, "7", gsm8k_mode="flexible") == "unparsable_pred"
 
