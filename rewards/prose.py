@@ -511,6 +511,8 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
         return not _governed_list(lead) or (own and not _words_before_list(lead))
     if _COMPARED_AFTER.match(rest):
         return False   # `3 more than`, `6 minus 1`: an operand, not a value put forward
+    if _PAST_BELIEF.search(lead):
+        return False   # `I initially thought it was 14, but ...`: a value the response has left behind
     if _REJECTED_AFTER.match(rest):
         return False   # `so $\\pi$ is not a period`, `6 doesn't work`, `so 6 was wrong`: a value ruled out
     if own and _EQUATED.match(lead) or _STATED_AS.search(lead) and not (own and _RELATIVE.search(lead)):
@@ -520,6 +522,10 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
         return not (_POINTS_BACK.search(lead) and not _RETRACTING.search(lead) and _converted(token, rest))
     if _OFFERED_AFTER.match(rest):
         return not _governed_list(lead) or core
+    if core and _ALTERNATIVE_WORD.search(lead):
+        return True    # `(Alternatively, 13 if we include the endpoint.)`: another answer under a condition
+    if _CONCLUDED.search(lead):
+        return True    # `Therefore, there are thirteen ways.`
     if last and not _OPERAND_AFTER.match(rest) and not _COUNTERFACTUAL.search(lead):
         if (_CORRECTION.search(lead) or _STRONG_RETRACTION.search(lead)) and not _GOVERNED.search(lead):
             return True    # `She actually needs 8 dollars more.`, `Ignore the above; we get 6.`, `Actually, no: use 12.`
@@ -528,10 +534,16 @@ def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: 
     return core and _bare(rest)
 
 
+_PAST_BELIEF = re.compile(r"(?i)\b(?:initially|at\s+first|originally|previously|earlier|mistakenly|wrongly|first\s+thought|"
+                          r"thought|had\s+(?:thought|assumed|gotten|got))\b")
 _REJECTED_AFTER = re.compile(
     r"(?i)^(?:\s|\$|\*\*|\\[)\]])*(?:itself\s+)?(?:(?:is|was|are|were)\s+(?:also\s+)?(?:not|never|excluded|ruled\s+out|rejected|wrong|"
     r"incorrect|impossible|invalid)|(?:is|was|are|were|does|did|do|can|could|would)n['\u2019]t|(?:does|did|do)\s+not|"
     r"cannot|can\s+not|fails?|failed)\b")
+_ALTERNATIVE_WORD = re.compile(r"(?i)\b(?:alternatively|otherwise|or)\b")
+# A conclusion that states how many there are: `Therefore, there are 13 ways`, `so in total we have 13`.
+_CONCLUDED = re.compile(r"(?i)\b(?:therefore|thus|hence|so|in\s+total|altogether|overall)\b[^.?!;]{0,24}?\b(?:there\s+(?:are|is|were|will\s+be)|"
+                        r"we\s+(?:have|get|need|obtain|find)|it\s+(?:takes|costs))\s*(?:\$|\*\*)?\s*$")
 _RELATIVE = re.compile(r"(?i)\b(?:whose|which|that|where|when|if|with|such)\b")
 # A value right after a hard break and only fillers: `I retract this; 18.`, `— nope, 13.`
 _AFTER_BREAK = re.compile(r"(?i)(?:^|[;:]|\s[-\u2013\u2014]+)\s*(?:(?:no|nope|oops|sorry|wait|actually|hmm+|so|or|maybe|make\s+that|"
@@ -552,7 +564,8 @@ _UNIT_BEFORE_OR = re.compile(rf"(?:^|{NUMBER}|\$|\}})\s*([A-Za-z]{{2,}}),?\s+or\
 _RETRACTING = re.compile(r"(?i)\b(?:oops|sorry|wait|no|nope|never\s*mind|actually|instead|rather|correction|corrected|meant|"
                          r"scratch|hold\s+on|edit|revised|retract|mistake|wrong|ignore|disregard|typo|instead)\b")
 _STRONG_RETRACTION = re.compile(r"(?i)\b(?:oops|sorry|never\s*mind|correction|corrected|meant|scratch|revised|retract|"
-                                r"ignore|disregard|typo)\b")
+                                r"ignore|disregard|typo|erratum|recount\w*|recomput\w*|recalculat\w*|redo(?:ing)?|redid|"
+                                r"re-?examin\w*|reconsider\w*|on\s+reflection|now\s+get)\b")
 # Where a sentence states its result: after a verb of having, giving or being (`we get 6`, `needs 8`, `gives 30`).
 _RESULT_POSITION = re.compile(r"(?i)(?:\b(?:is|are|was|were|be|gives|give|gave|giving|yields|makes|equals|get|gets|got|obtain|"
                               r"find|found|need|needs|have|has|had|becomes|comes\s+to|so|thus)|=)\s*(?:\$|\\\(|\*\*)?\s*$")
@@ -676,6 +689,9 @@ def _inner(token: str, sentence: str, start: int) -> str:
     return inner.strip()
 
 
+_COUNTED = re.compile(rf"\s*({NUMBER})([A-Za-z ,'\u2019-]*)$")
+
+
 def value_of(token: str) -> Fraction | None:
     """The exact value of a value's text: a number (`8`, `$8$`, `x = 8`, `25\\%`), or number words (`eight`)."""
     text = _MATH_DELIMITERS.sub("", token.strip()).strip()
@@ -683,7 +699,11 @@ def value_of(token: str) -> Fraction | None:
     spelled = spelled_value(text)
     if spelled is not None:
         return Fraction(spelled)
-    return parse_number(text.replace("\\!", "").replace("{,}", ","))
+    number = parse_number(text.replace("\\!", "").replace("{,}", ","))
+    if number is None and (counted := _COUNTED.match(text)):   # `12 apples`: a number and a noun phrase
+        number = parse_number(counted.group(1))
+        return number if number is not None and counted.group(2).strip() and plain_tail(counted.group(2), number) else None
+    return number
 
 
 def differs_from(value: Fraction | None | Callable[[], Fraction | None]) -> Callable[[str], bool]:

@@ -99,6 +99,9 @@ def test_checks_and_remarks_after_the_answer_are_paid(data_source, response, gol
     (r"Therefore, 10 is \(\boxed{20}\) percent of 50.", "20"),
     (r"The area is $\boxed{6}$. (The perimeter would be 12, but the question asks for the area.)", "6"),
     (r"The answer is $\boxed{6}$. Check: multiplying 6 by 2 gives 12.", "6"),
+    ("So the answer is $\\boxed{12}$.\n\nHmm, I initially thought it was 14, but that double-counted the corners.", "12"),
+    ("There are $\\boxed{20}$ diagonals.\n\nIn general, for $n$ sides the count is $n(n-3)/2$.", "20"),
+    ("So the answer is $\\boxed{12}$.\n\nThe answer is 12 apples.", "12"),
     ("So the total is $\\boxed{7}$. Wait, let me recount: there are 3 red and 4 blue, so 7 in all.", "7"),
 ])
 def test_values_about_the_problem_after_the_answer_are_paid(response, gold):
@@ -157,6 +160,10 @@ def test_a_later_value_equal_to_the_answer_confirms_it(response, gold):
     (MATH, r"So the answer is $\boxed{6}$. Sorry, that was a typo for 5."),
     (MATH, r"So the answer is $\boxed{6}$. Halving it for the two halves, we get 5 as the final answer."),
     (MATH, r"So the answer is $\boxed{6}$. Multiplying by $2! = 2$ gives 5."),
+    (MATH, "So the answer is $\\boxed{6}$.\n\nUpon re-examination, 5."),
+    (MATH, "So the answer is $\\boxed{6}$.\n\nRecounting gives 5."),
+    (MATH, "So the answer is $\\boxed{6}$.\n\nTherefore, there are five ways."),
+    (MATH, "So the answer is $\\boxed{6}$.\n\n(Alternatively, 5 if we include the endpoint.)"),
 ])
 def test_a_different_value_put_forward_later_is_not_paid(data_source, response):
     assert not paid(data_source, response, "6")

@@ -152,6 +152,10 @@ def _exact(content: str) -> Fraction | None:
     return exact_value(read_answer(content)[0]) if within_limits(content) else None
 
 
+_COMMAND = re.compile(r"\\[a-zA-Z]+")
+_VARIABLE = re.compile(r"[a-zA-Z]")
+
+
 def _differs(content: str):
     """Whether a value put forward after the box is another answer than the box's `content`: by
     exact value, else by the fast path's equality (`$\\sqrt{12}$` after `\\boxed{2\\sqrt3}` agrees);
@@ -162,6 +166,8 @@ def _differs(content: str):
         exact, stated = _exact(content), value_of(token)
         if exact is not None and (stated is not None or "%" in token):
             return differs_from(exact)(token)   # `eight`, `$8$`, `x = 8`, `25\\%` against an exact box
+        if exact is not None and _VARIABLE.search(_COMMAND.sub("", token)):
+            return False   # `the count is $n(n-3)/2$` after `\\boxed{20}`: a formula, not another number
         mine, other = read_answer(content)[0], read_answer(token)[0]
         if not other:
             return False
@@ -180,7 +186,9 @@ def _agree(stated: str, boxed: str) -> bool:
     if not stated or not within_limits(stated):
         return False
     a, b = read_answer(stated)[0], read_answer(boxed)[0]
-    return a == b or (a_value := exact_value(a)) is not None and a_value == exact_value(b)
+    if a == b or (a_value := exact_value(a)) is not None and a_value == exact_value(b):
+        return True
+    return (counted := value_of(stated)) is not None and counted == exact_value(b)   # `The answer is 12 apples.`
 
 
 _NO_GOLD = (None, None)
