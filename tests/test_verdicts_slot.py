@@ -301,3 +301,9 @@ def test_what_joins_the_boxs_formula_to_the_math_around_it(response, paid_expect
 ])
 def test_marks_around_the_formula(response, paid_expected):
     assert paid(response, "5") == paid_expected
+
+
+def test_a_formula_nested_past_any_answer_gets_a_verdict_not_an_error():
+    response = "So $" + "{" * 1000 + "\\boxed{5}" + "}" * 1000 + "$."
+    assert result(response, "5")["verdict"] == "unparsable_pred"
+    assert paid("So $" + "{" * 30 + "\\boxed{5}" + "}" * 30 + "$.", "5")

@@ -30,8 +30,10 @@ from . import units
 from .span import answer_span, wrapped
 
 ATTACHED = "the box is part of a larger answer"  # the reason an attached box gives (unparsable_pred)
-MAX_FORMULA_CHARS = 1200
+MAX_FORMULA_CHARS = 600
 """A formula is read at most this far each side of the box (the tokenizer is pure Python)."""
+MAX_DEPTH = 40
+"""A box nested deeper than this in its formula is no answer (and the tokenizer recurses per level)."""
 
 _CONTEXT = latexwalker.get_default_latex_context_db()
 _CONTEXT.add_context_category("answers", prepend=True, macros=[
@@ -171,8 +173,13 @@ def _operand(before: str, after: str) -> bool:
     plays no part (a placeholder stands for it), so one phrasing is read once whatever the answer."""
     if not after.strip(_CLOSING) and _STATED.search(before, max(0, len(before) - 24)) and _balanced(before):
         return False   # `x = \boxed{5}`: after a relation at the formula's top level (what the tokenizer finds)
+    if before.count("{") - before.count("}") > MAX_DEPTH or after.count("{") > 4 * MAX_DEPTH:
+        return True   # `{{{…\boxed{5}…}}}`: deeper than any answer
     source = before + _PLACEHOLDER + after
-    nodes = latexwalker.LatexWalker(source, latex_context=_CONTEXT, tolerant_parsing=True).get_latex_nodes(pos=0)[0]
+    try:
+        nodes = latexwalker.LatexWalker(source, latex_context=_CONTEXT, tolerant_parsing=True).get_latex_nodes(pos=0)[0]
+    except (latexwalker.LatexWalkerError, RecursionError, ValueError):
+        return True   # a formula the tokenizer cannot read is not read as the answer
     path = _path_to(nodes, len(before))
     if path is None:
         return False   # the tokenizer did not see the box where it is: nothing around it is read
