@@ -42,8 +42,9 @@ log = logging.getLogger("rewards")
 EXTRA_IDLE_S = 5.0
 """Seconds a worker above the configured count may sit idle before it retires."""
 STUCK_S = 0.5
-"""A worker on one call for longer than this counts as held (sympy checks take 20-200 ms when
-warm): while callers queue, the pool may hold two extra workers per held one, up to
+"""A worker whose check has used more CPU time than this counts as held (sympy checks take 20-200
+ms when warm; a check slowed only by a busy machine is not held, and growing the pool for it would
+only add processes, each paying its own warm-ups, on the same cores): while callers queue, the pool may hold two extra workers per held one, up to
 `max_workers`. Two, not one: the queue holds more answers like the held ones, and a new worker
 taken by one of them would leave the sound ones waiting again (measured: one per held one left 10
 of 48 sound checks at their deadline behind 10 held answers). Growing for a queue of ordinary
@@ -131,6 +132,7 @@ class WorkerPool:
         self._live: set[_Worker] = set()
         self._waiters: deque[_Waiter] = deque()
         self._starting = 0
+        self._held = (float("-inf"), 0)  # (when counted, workers held by long checks)
         self._closed = False
         self._zygote = self._start_zygote()
         failures = []
@@ -382,7 +384,7 @@ class WorkerPool:
             raise WorkerCrashed("the worker pool is shut down")
         if self._idle and not self._waiters:
             worker = self._idle.pop()
-            worker.busy_since = time.monotonic()
+            worker.busy_since, worker.clock = time.monotonic(), None
             return worker
         return None
 
@@ -397,9 +399,11 @@ class WorkerPool:
         if not self._waiters or self._closed or len(self._waiters) <= self._starting:
             return
         now = time.monotonic()
-        idle = set(self._idle)
-        held = sum(1 for w in self._live if w not in idle and now - w.busy_since > STUCK_S)
-        allowed = min(self.config.worker_limit, self.size + 2 * held)
+        if now - self._held[0] >= RECHECK_S:  # read once per RECHECK_S, not once per queued caller
+            idle = set(self._idle)
+            self._held = (now, sum(1 for w in self._live if w not in idle and now - w.busy_since > STUCK_S
+                                   and w.clock is not None and w.clock.used() > STUCK_S))
+        allowed = min(self.config.worker_limit, self.size + 2 * self._held[1])
         if len(self._live) + self._starting < allowed:
             self._starting += 1
             self.stats.grown += 1
@@ -476,7 +480,7 @@ class WorkerPool:
             waiter = self._waiters.popleft()
             if waiter.abandoned:
                 continue
-            worker.busy_since = time.monotonic()
+            worker.busy_since, worker.clock = time.monotonic(), None
             waiter.worker = worker
             try:
                 waiter.wake()

@@ -12,7 +12,8 @@ verdict cache may answer them), 7 towers and factorials refused from their text,
 round, one answer that holds a worker for its whole budget. Each mode runs in
 a fresh process with the default pool after `warm_up()`; asyncio gathers windows of 1,024 tasks.
 It prints each mode's wall time, verdict counts and pool counters, then the flips: rows whose
-verdict differs from the single-threaded run's (should be 0).
+verdict differs from the single-threaded run's (should be 0), and how many of them changed the
+reward (a `wrong` that became `timeout` is 0 either way).
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def main() -> None:
         if mode == "single" or reference is None:
             continue
         flips = [(i, a, b) for i, (a, b) in enumerate(zip(reference, result["_all"])) if a != b]
-        print(f"{mode}: {len(flips)} flip(s) against the single-threaded run"
+        paid = sum("correct" in (a, b) for _, a, b in flips)
+        print(f"{mode}: {len(flips)} flip(s) against the single-threaded run, {paid} of them changing the reward"
               + "".join(f"\n  row {i}: {a} -> {b}  {rows[i][1][:70]!r}" for i, a, b in flips[:10]))
 
 
