@@ -230,6 +230,7 @@ def test_tokenizer_checks_prompt_lengths_when_only_the_config_is_here(tmp_path, 
     assert any("prompt lengths were not checked" in f["message"] for f in unchecked["findings"])
     main([*args, "--tokenizer", str(tokenizer_dir)])
     checked = json.loads(capsys.readouterr().out)
+    assert checked["run"] == "Qwen3-0.6B-Base GRPO on openai/gsm8k, Megatron TP 2 x PP 1 on 2 GPU(s)"
     assert not any("prompt lengths were not checked" in f["message"] for f in checked["findings"])
     assert checked["data"][0]["prompt_tokens"]["max"] > 0
     assert main([*args, "--tokenizer", str(tmp_path)]) == 2

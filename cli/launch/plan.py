@@ -100,7 +100,8 @@ class Plan:
         return [*ENTRY, *self.overrides.texts()]
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"preset": self.request.preset.name, "strategy": self.strategy, "ok": self.ok,
+        out: dict[str, Any] = {"run": describe_run(self), "preset": self.request.preset.name,
+                               "strategy": self.strategy, "ok": self.ok,
                                "model": self.model,
                                "model_source": self.model_source, "command": self.argv,
                                "findings": [{"level": f.level, "check": f.check, "message": f.message}
