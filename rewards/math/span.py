@@ -1,11 +1,12 @@
 """The math span that holds the final box: where it opens and closes, and the prose after it.
 
 A box is read with the whole formula it sits in (`$x = -\\,\\boxed{5}$`), and with the formulas
-written next to it with only spaces or one line break between (`$\\boxed{5}$ $\\times 10^3$`): TeX
-would typeset them as one expression. A formula ends at its closing delimiter (`$`, `$$`, `\\)`,
-`\\]`, `\\end{align*}`); no formula crosses a blank line (TeX refuses one inside math), so only the
-box's paragraph is scanned, at most `_REACH` characters each side. A box in no formula (a bare
-`\\boxed{5}` in prose) is its own span.
+written next to it with only spaces between (`$\\boxed{5}$ $\\times 10^3$`), which TeX typesets as
+one expression, or with one line break where an operator faces it. A formula ends at its closing
+delimiter (`$`, `$$`, `\\)`, `\\]`, `\\end{align*}`); no formula crosses a blank line (TeX refuses
+one inside math), so only the box's paragraph is scanned, at most `_REACH` characters each side. A
+box in no formula (a bare `\\boxed{5}` in prose) is read with the math-like text glued to it on its
+line (`-\\boxed{5}`, `\\boxed{5}^2`), up to the first word of prose.
 
 `text_after` is the prose that follows the answer: a full stop inside the math (`$\\boxed{5}.$`,
 `\\boxed{81}.\\]`, MATH's own style) ends the answer's sentence, so the text after the formula is
@@ -38,7 +39,7 @@ class Span(NamedTuple):
     bare: bool = False  # a box in no formula: the span is the math-like text glued around it
 
 
-def formulas(text: str, lo: int, hi: int) -> list[tuple[int, int, int, int]]:
+def _formulas(text: str, lo: int, hi: int) -> list[tuple[int, int, int, int]]:
     """The formulas of `text[lo:hi]`: (opener start, content start, content end, closer end) each;
     one still open at `hi` runs to `hi`."""
     found = []
@@ -124,7 +125,7 @@ def _answer_span(text: str, start: int, end: int) -> Span:
     lo = blank + 2 if blank >= 0 else lo
     after_blank = _BLANK_LINE.search(text, end, min(len(text), end + _REACH))
     hi = after_blank.start() if after_blank else min(len(text), end + _REACH)
-    found = formulas(text, lo, hi)
+    found = _formulas(text, lo, hi)
     at = next((i for i, f in enumerate(found) if f[1] <= start and end <= f[2]), None)
     if at is None:
         a, b = _bare_reach(text, start, end)
