@@ -179,6 +179,13 @@ def _drop_remarks(line: str, value: Fraction | None) -> str:
     return _PARENTHESIS.sub(remark, line)
 
 
+def remark_after(value_text: str, remark: str) -> bool:
+    """Whether `remark` (a parenthesis or clause after an answer's value) is a remark (`remark_only`)
+    or restates the value in words (`6 (six)`)."""
+    spelled, number = spelled_value(remark), parse_number(value_text)
+    return (spelled is not None and number is not None and spelled == number) or remark_only(remark)
+
+
 def remark_only(text: str) -> bool:
     """Words that state no other value and deny nothing: a remark (`the smallest such prime`, `in
     total`, `which is not prime`), or a reason that opens with `since` or `because` and offers no
@@ -244,7 +251,7 @@ _HEDGED = re.compile(r"(?i)(?:\b(?:maybe|perhaps|possibly)\W*$|"
 _COMPLEMENT = re.compile(r"(?i)\b(?:that|say|says|said|saying|claim|claims|claimed|claiming|think|thinks|thought|"
                          r"believe|believes|believed|conclude|concludes|concluded|write|writes|wrote|writing|guess|"
                          r"guessing|argue|argues|argued|doubt|doubts|doubted|if|unless|whether|suppose|supposing|"
-                         r"assume|assuming|imagine|pretend|means)\b")
+                         r"assume|assuming|imagine|pretend|means|sure|certain|confident|convinced|clear|true|obvious)\b")
 _SUBORDINATOR = frozenset("if unless whether suppose supposing assume assuming imagine pretend".split())
 # What makes the statement under the complement word no assertion, within the four words before it.
 _DENYING_MATRIX = re.compile(

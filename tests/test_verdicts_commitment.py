@@ -53,6 +53,8 @@ def test_conditions_restated_before_the_answer_are_paid(response, gold):
     (MATH, r"The answer might be $\boxed{7}$."),
     (MATH, r"Guess: $\boxed{7}$."),
     (MATH, r"There are more than $\boxed{7}$ ways."),
+    (MATH, r"I'm not sure the answer is $\boxed{7}$."),
+    (MATH, r"It is not true that the total is $\boxed{7}$."),
     (GSM8K, "She spends 2 of her 9 dollars, so I'm not sure, maybe\n#### 7"),
     (GSM8K, "The total isn't\n#### 7"),
 ])
@@ -237,6 +239,7 @@ def test_gsm8k_a_word_that_changes_the_value_is_not_paid(response):
     ("The number of segments is $\\binom52 = 10$.\n\nAnswer: 10 [segments]", "10"),
     ("Answer: 1001, which is not prime.", "1001"),
     ("Answer: 25 (since 25 = 5^2)", "25"),
+    ("Answer: 6 (six)", "6"),
     ("The remainder cycles 2, 4.\n\nAnswer:\n4", "4"),
 ])
 def test_dapo_a_remark_after_the_answer_line_is_paid(response, gold):

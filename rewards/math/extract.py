@@ -26,7 +26,7 @@ import threading
 from typing import NamedTuple
 
 from ..number_text import NUMBER_WORDS, VALUE_WORDS
-from ..prose import denied_before, differs_from_text, remark_only, taken_back
+from ..prose import denied_before, differs_from_text, remark_after, taken_back
 
 _BARE_END = re.compile(r"[\s$]")
 _BLANKS = re.compile(r"[ \t]*")
@@ -340,6 +340,6 @@ def split_statement(tail: str) -> tuple[str, str]:
     stop = _SENTENCE_END.search(tail)
     answer, after = (tail[:stop.start()] if stop else tail).strip(), tail[stop.start():] if stop else ""
     remark = _REMARK.search(answer)
-    if remark and remark_only(next(g for g in remark.groups() if g is not None)):   # `17 (the smallest such prime)`: a remark, not the value
+    if remark and remark_after(answer[:remark.start()], next(g for g in remark.groups() if g is not None)):   # `17 (the smallest such prime)`: a remark, not the value
         return answer[:remark.start()].strip(), answer[remark.start():] + after
     return answer, after
