@@ -307,3 +307,13 @@ def test_a_formula_nested_past_any_answer_gets_a_verdict_not_an_error():
     response = "So $" + "{" * 1000 + "\\boxed{5}" + "}" * 1000 + "$."
     assert result(response, "5")["verdict"] == "unparsable_pred"
     assert paid("So $" + "{" * 30 + "\\boxed{5}" + "}" * 30 + "$.", "5")
+
+
+@pytest.mark.parametrize("response,gold,paid_expected", [
+    ("The area is $\\boxed{12}$ cm$^2$.", "12\\text{ cm}^2", True),
+    ("The area is $\\boxed{12}$ cm\u00b2.", "12\\text{ cm}^2", True),
+    ("The area is $\\boxed{12}$ square centimeters.", "12\\text{ cm}^2", True),
+    ("The length is $\\boxed{12}$ cm.", "12\\text{ m}", False),
+])
+def test_a_unit_after_the_formula_is_read_with_its_power(response, gold, paid_expected):
+    assert paid(response, gold) == paid_expected

@@ -139,10 +139,11 @@ def _word_after(text: str, at: int) -> bool:
     if _OPERATION_AFTER.match(text, at, at + 60):
         return True
     found = _NEXT_WORD.match(text, at, at + 40)
-    return bool(found) and units.changes_value(found.group(1), prose=True)
+    return bool(found) and units.changes_value(found.group(found.lastindex), prose=True)
 
 
-_NEXT_WORD = re.compile(r"(?:[ \t]|\*\*)*([^\W\d_]+)(?![-\w])")   # `three-digit` is a compound
+_LETTER = r"[^\W\d_\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u218f]"   # not `²`, `½`: numbers
+_NEXT_WORD = re.compile(rf"(?:[ \t]|\*\*)*({_LETTER}+)(?![-\w])|(?:[ \t]|\*\*)*({_LETTER}+)(?=[\u00b2\u00b3])")   # `three-digit` is a compound
 _ENDED = re.compile(r"[.,;:!?]\s*(?:\$\$|\$|\\\)|\\\]|\\end\{[a-z]+\*?\})?\s*$")
 # After the formula: an operator and a value (`- 1`, `\times $10^3$`), or `of` a value (`$\frac13$ of
 # $\frac12$`); `percent of 50` restates a question (`10 is 20 percent of 50`) and stays.
@@ -162,8 +163,10 @@ def _unit_named(text: str, at: int) -> str:
     found = _NEXT_WORD.match(text, at, at + 40)
     if found is None or _ENDED.search(text, max(0, at - 8), at):
         return ""
-    word = found.group(1)
-    named = len(word) >= 2 and word.lower() not in units.SHORT_WORDS and units.known_unit(word)
+    word, rest = found.group(found.lastindex), text[found.end():found.end() + 2]
+    if rest[:1] in ("^", "$", "\u00b2", "\u00b3") or rest.startswith(" ^"):
+        return ""   # `cm$^2$`: a unit with a power, read no further (a length would contradict an area)
+    named = len(word) >= 2 and word.lower() not in units.SHORT_WORDS and units.known_unit(word) and units.fold(word)
     return f"\\text{{ {word}}}" if named else ""
 
 
