@@ -8,11 +8,13 @@ the box alone would pay a wrong answer.
 The box's formula (rewards.math.span: the whole math span, joined with the formulas next to it) is
 read with a LaTeX tokenizer (pylatexenc), and the box is judged at each level that holds it: the
 items right before and right after it must end the expression there. What ends it: the formula's
-edge, a relation that states the box (`=`, `\\approx`, `:`, `\\Rightarrow`), a separator (`,` `;`
-`&` `\\\\`), a full stop, another box (boxes side by side are a list: rewards.math.extract). What
-only presents it is skipped: spacing (`\\,` `\\;` `\\!` `\\quad`), a currency sign before it (`\\$`),
-a degree or percent sign, a unit in `\\text{}` after it, brackets around it alone (`(\\boxed{5})`),
-a wrapper (`\\text{\\boxed{5}}`, `\\mathbf{}`). Anything else next to it (a number, a letter, an
+edge, a relation that states the box (`=`, `\\approx`, `\\equiv`, `\\in`, `:`, `\\Rightarrow`), a
+separator (`,` `;` `&` `\\\\`), a full stop, another box (boxes side by side are a list:
+rewards.math.extract), a remark in `\\text{}` after it that leads to no value (`\\text{(since } x>0)`).
+What only presents it is skipped: spacing (`\\,` `\\;` `\\!` `~`; a `\\quad` before it separates
+unless a sign reaches across), a currency sign before it (`\\$`), a degree or percent sign, a unit in
+`\\text{}` after it, `\\pmod{n}`, an end mark, brackets around it alone (`(\\boxed{5})`), a wrapper
+(`\\text{\\boxed{5}}`, `\\mathbf{}`, `\\textcolor{}{}`). Anything else next to it (a number, a letter, an
 operator, a bracket it does not close, a function) makes it an operand; so does an argument of
 any other command (`\\frac`, `\\sqrt`, `\\overline`, a power's braces). A word of the value's own
 (a number, a scale, an operation: `\\text{ thousand}`, `\\text{ squared}`) after the box changes it.
