@@ -172,7 +172,7 @@ UNREAD_WORDS = [   # a word the reader does not know, or one that changes the va
     ("\\boxed{5\\text{ twenties}}", "5"), ("\\boxed{5\\text{ dozen}}", "5"), ("\\boxed{5 \\text{ squared}}", "5"),
     ("\\boxed{5\\mbox{ thousand}}", "5"), ("\\boxed{5\\text{ trn}}", "5"),
     ("\\boxed{5 \\approx 6}", "5"), ("\\boxed{5 \\sim 6}", "5"), ("\\boxed{5 \\approx 6}", "6"),
-    ("\\boxed{12.5 \\approx 14}", "12.5"),
+    ("\\boxed{12.5 \\approx 14}", "12.5"), ("\\boxed{\\frac{1}{3} \\approx 0.9}", "\\frac{1}{3}"),
 ]
 
 

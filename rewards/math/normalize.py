@@ -377,11 +377,23 @@ def _approximation(s: str) -> str:
 def _two_values(head: str, approximation: str) -> bool:
     """An exact number approximated by a number it does not round to (`5 \\approx 6`, `0.5 \\sim 1`):
     two values offered for one answer. `\\frac{1}{3} \\approx 0.333` and `2.718 \\approx 2.72` agree."""
-    value, approx = number_value(head.strip()), number_value(approximation.strip())
+    value, approx = _exact_number(head.strip()), number_value(approximation.strip())
     if value is None or approx is None:
         return False
     places = len(approximation.strip().partition(".")[2])
     return abs(value - approx) * 10 ** places * 2 > 1   # farther than half its last place
+
+
+_SIMPLE_FRACTION = re.compile(r"(-?)\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+
+
+def _exact_number(text: str) -> Fraction | None:
+    """A plain number or a fraction of integers (`\\frac{1}{3}`), exactly; None for anything else."""
+    found = _SIMPLE_FRACTION.fullmatch(text)
+    if found and int(found.group(3)):
+        value = Fraction(int(found.group(2)), int(found.group(3)))
+        return -value if found.group(1) else value
+    return number_value(text)
 
 
 def _item_start(s: str, at: int) -> int:
