@@ -411,6 +411,17 @@ _REJECTION = re.compile(
     r"(?:it|this|that)\s+(?:isn['\u2019]t|wasn['\u2019]t)|wrong|incorrect)\b\W*)+$")
 
 
+def answer_subject(before: str) -> str | None:
+    """The quantity the answer's own statement names (`So the total cost is \\boxed{60}` -> `total cost`):
+    a later statement of the same quantity puts its value forward as the answer."""
+    clause = before[-_LOOKBACK:].rsplit("\n", 1)[-1]
+    found = _SUBJECT.search(clause)
+    return found.group(1).lower() if found else None
+
+
+_SUBJECT = re.compile(r"(?i)\bthe\s+((?:[a-z]+\s+){0,2}[a-z]{3,})\s+(?:is|was|are|were|equals|=|comes\s+to|will\s+be)\s*(?:\$|\\\(|\\\[|\*\*)?\s*$")
+
+
 def taken_back(after: str, differs: Callable[[str], bool] | None = None, before: str = "") -> bool:
     """Whether the text after an answer shows the response does not commit to it: the answer sits
     in a question (`Is the answer \\boxed{6}?`) or struck-through text (`~~\\boxed{6}~~`, with
@@ -418,7 +429,8 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
     it (`, maybe`); a later sentence denies it (`this answer is wrong`, `I made a mistake`, `Actually,
     no.`); or a value put forward later as the answer or a candidate, or beside it as an alternative,
     `differs` from it (`Never mind, it's 5.`, `EDIT: 5.`, `Both 5 and 6 work.`, `, or maybe 6`, `,
-    which is 20`, a later box). With no `differs`, every such value counts as different."""
+    which is 20`, a later box; a later statement of the quantity the answer's own statement names, in
+    `before`: `the total cost is 66`). With no `differs`, every such value counts as different."""
     if _struck(before, after):
         return True
     after = after[:_TAIL_WINDOW]
@@ -433,6 +445,7 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
     if unit and unit.group(1).lower() in _SUB_UNITS:
         return True   # `$\\boxed{4.50}$ cents` for dollars: a hundredth of the currency asked for
     different = differs or (lambda token: True)
+    subject = answer_subject(before)
     text = _LIST_MARKER.sub(r"\1", _STRUCK.sub(" ", _close_answer_math(after)))
     decided = None     # the last sentence that put a value forward: does it differ from the answer?
     question = False   # that sentence was a question (`Could it be -4?`), which a `No` answers
@@ -445,7 +458,7 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
             elif at and _denies_answer(body):
                 return True
             else:
-                verdict = _put_forward(body, different, at == 0)
+                verdict = _put_forward(body, different, at == 0, subject)
                 if verdict is not None:
                     decided, question = verdict, body.rstrip(" $*)\\]").endswith("?")
         at = sentence.end()
@@ -484,7 +497,7 @@ def _denies_answer(sentence: str) -> bool:
     return bool(_FAULTED.search(sentence) or _REJECTION.match(sentence))
 
 
-def _put_forward(sentence: str, differs: Callable[[str], bool], own: bool) -> bool | None:
+def _put_forward(sentence: str, differs: Callable[[str], bool], own: bool, subject: str | None = None) -> bool | None:
     """Whether `sentence` puts forward a value other than the answer (True), only the answer (False),
     or no value as an answer (None). `own` is the answer's own sentence (the text right after it),
     where an alternative needs no opener (`, or 6`). Two values offered in one sentence (`Both 5
@@ -493,10 +506,21 @@ def _put_forward(sentence: str, differs: Callable[[str], bool], own: bool) -> bo
     values = _values(sentence)
     for start, end, token in values:
         lead = sentence[:start]
-        if not _candidate(sentence, lead, start, end, token, own, last=end == values[-1][1]):
+        if not (_candidate(sentence, lead, start, end, token, own, last=end == values[-1][1])
+                or subject and not own and _restates(lead, subject) and not _COMPARED_AFTER.match(sentence[end:])):
             continue
         verdict = verdict or differs(_inner(token, sentence, start))
     return verdict
+
+
+def _restates(lead: str, subject: str) -> bool:
+    """`the total cost is` (the answer's own quantity, stated again) right before a value."""
+    found = _SUBJECT.search(lead)
+    return (bool(found) and found.group(1).lower() == subject and not _COUNTERFACTUAL.search(lead)
+            and not _ANOTHER_CASE.search(lead[:found.start()]))
+
+
+_ANOTHER_CASE = re.compile(r"(?i)\b(?:for|in|when|if|with|without|under|given|on)\b")   # `For the smaller board, the number ... is 12`
 
 
 def _candidate(sentence: str, lead: str, start: int, end: int, token: str, own: bool, last: bool = False) -> bool:
@@ -600,6 +624,7 @@ _LABEL = re.compile(r"(?i)^(?:\W|\b(?:so|oops|sorry|wait|no|nope|hmm+)\b)*[A-Za-
 # `revised to 25`; and a quantity asked for stated again (`the total is 23`, `the count is 29`).
 _STATED_AS = re.compile(
     r"(?i)(?:(?:^|[,;:(]\s*|\s[-\u2013\u2014]+\s*)(?:giving|which\s+gives|so|thus|hence)|\bi\s+meant|\bshould\s+read|"
+    r"\b(?:final|actual|correct|real|true|new)\s+(?:answer|count|total|number|value|result|sum|amount)\s+(?:of|is|was|=|:)|"
     r"\b(?:revised|changed|corrected|updated)\s+to|\btypo\s+for|\bshould\s+(?:have\s+)?(?:been|be|read|say)|\bmeant\s+to\s+(?:write|say)|"
     r"\b(?:total|count|sum|amount|number|answer|result|solution)\s*(?:is|was|becomes|comes\s+to|should\s+be|must\s+be|"
     r"would\s+be|:)(?:\s+(?:actually|really|then|now|instead|just))?)\s*(?:\$|\\\(|\*\*)?\s*$")

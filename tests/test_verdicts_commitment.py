@@ -104,6 +104,8 @@ def test_checks_and_remarks_after_the_answer_are_paid(data_source, response, gol
     ("So the answer is $\\boxed{12}$.\n\nHmm, I initially thought it was 14, but that double-counted the corners.", "12"),
     ("There are $\\boxed{20}$ diagonals.\n\nIn general, for $n$ sides the count is $n(n-3)/2$.", "20"),
     ("So the answer is $\\boxed{12}$.\n\nThe answer is 12 apples.", "12"),
+    (r"The number of ways is $\boxed{12}$. For the smaller board the number of ways is 4.", "12"),
+    (r"The area is $\boxed{12}$. The perimeter is 14.", "12"),
     ("So the total is $\\boxed{7}$. Wait, let me recount: there are 3 red and 4 blue, so 7 in all.", "7"),
 ])
 def test_values_about_the_problem_after_the_answer_are_paid(response, gold):
@@ -166,6 +168,8 @@ def test_a_later_value_equal_to_the_answer_confirms_it(response, gold):
     (MATH, "So the answer is $\\boxed{6}$.\n\nRecounting gives 5."),
     (MATH, "So the answer is $\\boxed{6}$.\n\nTherefore, there are five ways."),
     (MATH, "So the answer is $\\boxed{6}$.\n\n(Alternatively, 5 if we include the endpoint.)"),
+    (MATH, r"So the total cost is $\boxed{6}$. Adding the tax, the total cost is 5."),
+    (MATH, r"So the total is $\boxed{6}$. Doubling this gives the final count of 5."),
 ])
 def test_a_different_value_put_forward_later_is_not_paid(data_source, response):
     assert not paid(data_source, response, "6")
