@@ -58,8 +58,9 @@ DENIALS = frozenset("""
 erroneous erroneously error false hardly incorrect incorrectly mistake mistaken mistakenly neither
 never no nobody non none nope nor not nothing untrue wrong wrongly
 """.split())
-"""Words that deny a statement (`the answer is not 7`, `7 is wrong`, `a common mistake is to say`):
-one list for the words after an answer (in VALUE_WORDS) and before it (rewards.prose)."""
+"""Words that deny a statement (`7 is wrong`, `7 (incorrect)`, `7 nope`): in VALUE_WORDS, so a word after
+a value that takes it back is never read as a unit. Before an answer, rewards.prose reads a denial by
+where it stands (the verb group that leads to the answer, a clause above it), not by this list."""
 
 SCALE_WORDS = frozenset("""
 arab billion billions bln bn crore crores dozen dozens googol gross grand hundred hundreds kharab
@@ -69,8 +70,10 @@ trillions tausend tsd duizend hazar hazaar wan qian zillion gazillion pair pairs
 """.split())
 """Words that multiply the number before them, in the languages models write (`7 thousand`,
 `7 lakh`, `7 myriad`, `4 score`, `7 mio`), and nouns that count groups (`7 pairs` are 14 items
-where the question counts items). Symbols of one or two letters (`k`, `M`, `bn`) are refused where
-they are read by allowing only known unit symbols there (rewards.prose)."""
+where the question counts items). The list is needed only for the words that have no form of their
+own: rewards.prose finds the rest by their form (number words in every form, `-illion` and
+`-illiard` words in any language, an abbreviation it does not know as a unit, a singular word where
+a count of things would be plural), and refuses a word of this list anywhere on an answer's line."""
 
 NUMBER_WORDS = frozenset("""
 zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
