@@ -124,6 +124,7 @@ class _Options:
     overlong: str
     chat_template_kwargs: dict[str, Any] | None
     progress: Progress | None
+    held_out: Sequence[str | Path] = ()
 
 
 @dataclass
@@ -160,7 +161,8 @@ Check = Callable[[_Findings, _File], Any]
 def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length: int | None = None,
                   against: Sequence[str | Path] = (), check_gold: bool = True, overlong: str = "error",
                   chat_template_kwargs: dict[str, Any] | None = None,
-                  progress: Progress | None = None, listed: int | None = MAX_LISTED) -> ValidationReport:
+                  progress: Progress | None = None, listed: int | None = MAX_LISTED,
+                  held_out: Sequence[str | Path] = ()) -> ValidationReport:
     """Validate one verl parquet (or json/jsonl) file: run `CHECKS` in order.
 
     `tokenizer` is a tokenizer object or a local path; with `max_prompt_length`, longer prompts are
@@ -168,6 +170,8 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
     `against` lists other files (e.g. the validation set) whose prompts must not reappear here.
     `progress(total, desc)` returns an `update(n)` for the two long steps (gold self-check, lengths).
     `listed` caps the problems listed per kind (None lists every one); the counts are always whole.
+    `held_out` names files known to hold held-out prompts (a run's validation files), beyond those
+    whose rows or name say so (`held_out_file`).
     """
     if overlong not in ("error", "warn"):
         raise ValueError("overlong must be 'error' or 'warn'")
@@ -180,7 +184,7 @@ def validate_file(path: str | Path, *, tokenizer: Any = None, max_prompt_length:
         found.close()
         return report
     file = _File(table, _Options(tokenizer, max_prompt_length, against, check_gold, overlong,
-                                 chat_template_kwargs, progress))
+                                 chat_template_kwargs, progress, [str(h) for h in held_out]))
     for name, check in CHECKS:
         stat = check(found, file)
         if stat is not None:
@@ -275,16 +279,16 @@ def _duplicates(found: _Findings, file: _File) -> int:
 HELD_OUT = {"test", "val", "valid", "validation", "eval", "dev", "heldout"}
 
 
-def held_out(path: str | Path, table: Any) -> bool:
+def held_out_file(path: str | Path, table: Any) -> bool:
     """A file of held-out prompts: its rows' `extra_info.split` (verl's rows and `rewards prepare`'s carry
-    it) is a held-out split; without one, a word of its name is (`test.parquet`, `math_val.jsonl`)."""
+    it) is a held-out split, or a word of its name is (`test.parquet`, `math_val.jsonl`)."""
+    import re
+
     if "extra_info" in table.column_names and table.num_rows:
         first = table.column("extra_info")[0].as_py()
         split = first.get("split") if isinstance(first, dict) else None
-        if isinstance(split, str) and split:
-            return split.lower() in HELD_OUT
-    import re
-
+        if isinstance(split, str) and split.lower() in HELD_OUT:
+            return True
     return bool(set(re.split(r"[^a-z]+", Path(str(path)).stem.lower())) & HELD_OUT)
 
 
@@ -296,7 +300,8 @@ def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
         return None
     counts = {}
     table = file.table
-    mine_held_out = held_out(found.report.file, table)
+    known = file.options.held_out
+    mine_held_out = found.report.file in known or held_out_file(found.report.file, table)
     own_extra = table.schema.field("extra_info").type if "extra_info" in table.column_names else None
     for other in file.options.against:
         try:
@@ -321,7 +326,7 @@ def _overlap(found: _Findings, file: _File) -> dict[str, int] | None:
         counts[str(other)] = len(shared)
         if not shared:
             continue
-        if mine_held_out != held_out(other, other_table):
+        if mine_held_out != (str(other) in known or held_out_file(other, other_table)):
             rows = ", ".join(map(str, shared[:5])) + (f" and {len(shared) - 5} more" if len(shared) > 5 else "")
             what = (f"{len(shared)} of its held-out prompts are in training file {other}" if mine_held_out else
                     f"{len(shared)} prompts of held-out file {other} are in this training file")

@@ -307,12 +307,12 @@ def test_the_overlap_warning_names_the_command_that_shows_it(tmp_path, capsys):
     cfg = OmegaConf.create({"data": {"max_prompt_length": 512}})
     files = {"train": str(tmp_path / "train.parquet"), "val": str(tmp_path / "test.parquet")}
     _, findings = check_data(files, cfg, None)
-    [hint] = [f.message for f in findings if f.check == "data-warnings"]
+    [hint] = [f.message for f in findings if f.check == "data-contamination"]   # the run's validation file
     command = hint.split("`")[-2]
     assert command == f"rewards validate {files['train']} --against {files['val']}"
     capsys.readouterr()
     assert main([*command.split()[1:], "-q"]) == 0
-    assert "also in" in capsys.readouterr().out
+    assert "1 prompts of held-out file" in capsys.readouterr().out
 
 
 # --- the Megatron engine on the tiny model: what the GPU run would otherwise find ------------------
@@ -522,3 +522,9 @@ def test_held_out_prompts_in_training_data_are_their_own_finding(tmp_path):
                              cfg, None)
     [line] = [f.message for f in findings if f.check == "data-contamination"]
     assert "25 prompts of held-out file" in line and "data-warnings" not in [f.check for f in findings]
+    # the run's validation file is held out whatever its rows or name say
+    write_parquet(rows(range(25), "train"), tmp_path / "math500.parquet")
+    _, findings = check_data({"train": str(tmp_path / "train.parquet"), "val": str(tmp_path / "math500.parquet")},
+                             cfg, None)
+    [line] = [f.message for f in findings if f.check == "data-contamination"]
+    assert f"25 prompts of held-out file {tmp_path / 'math500.parquet'}" in line

@@ -170,13 +170,17 @@ def test_same_text_with_different_images_is_not_a_duplicate(tmp_path):
     assert report.stats["duplicates"] == 1 and by_check(report, "duplicate", "warnings") == [(2, "prompt")]
 
 
-def test_train_test_overlap_is_named(tmp_path):
-    write_parquet([row(i) for i in range(4)], tmp_path / "train.parquet")
-    write_parquet([row(i) for i in (3, 9)], tmp_path / "test.parquet")
-    report = validate_file(tmp_path / "train.parquet", against=[tmp_path / "test.parquet"])
-    assert report.ok and report.stats["overlap"] == {str(tmp_path / "test.parquet"): 1}
+def test_overlap_between_training_files_is_named_row_by_row(tmp_path):
+    write_parquet([row(i) for i in range(4)], tmp_path / "gsm8k.parquet")
+    write_parquet([row(i) for i in (3, 9)], tmp_path / "math.parquet")
+    report = validate_file(tmp_path / "gsm8k.parquet", against=[tmp_path / "math.parquet"])
+    assert report.ok and report.stats["overlap"] == {str(tmp_path / "math.parquet"): 1}
     assert by_check(report, "overlap", "warnings") == [(3, "prompt")]
-    assert "row 0" in report.warnings[0].message
+    assert "row 0" in report.warnings[0].message and report.contamination == []
+    # a file named as held out is held out, whatever its rows' split says
+    write_parquet([row(i) for i in (3, 9)], tmp_path / "test.parquet")
+    report = validate_file(tmp_path / "gsm8k.parquet", against=[tmp_path / "test.parquet"])
+    assert by_check(report, "overlap", "warnings") == [] and len(report.contamination) == 1
 
 
 def mixed_files(folder):

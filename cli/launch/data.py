@@ -81,7 +81,7 @@ def check_data(files: Mapping[str, str | list[str]], cfg: Any,
         for raw in names:
             against = [n for n in present[role] if n != str(Path(raw).expanduser())]
             against += present.get("val", []) if role == "train" else []
-            mine.append(_check_file(role, raw, against, cfg, tokenizer, findings))
+            mine.append(_check_file(role, raw, against, cfg, tokenizer, findings, held_out=present.get("val", [])))
         summaries.extend(mine)
         if mine and all(s.checked for s in mine):
             together = DataSummary(" + ".join(s.file for s in mine), rows=sum(s.rows for s in mine), prompt_tokens={
@@ -91,8 +91,9 @@ def check_data(files: Mapping[str, str | list[str]], cfg: Any,
 
 
 def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Path | None,
-                findings: list[Finding]) -> DataSummary:
-    """One data file through `validate_file`; its findings appended."""
+                findings: list[Finding], held_out: list[str] = ()) -> DataSummary:
+    """One data file through `validate_file` (the run's validation files are its held-out ones, whatever
+    their rows or names say); its findings appended."""
     from schemas.validate import validate_file
 
     max_len = int(cfg.data.max_prompt_length)
@@ -111,7 +112,7 @@ def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Pa
         return summary
     report = validate_file(path, tokenizer=str(tokenizer) if tokenizer else None,
                            max_prompt_length=max_len if tokenizer else None,
-                           against=against, overlong="warn")
+                           against=against, overlong="warn", held_out=held_out)
     validate = shlex.join(["rewards", "validate", str(raw), *(["--against", *against] if against else [])])
     summary.checked = True
     summary.rows = int(report.stats.get("rows", 0))
@@ -139,7 +140,7 @@ def _check_file(role: str, raw: str, against: list[str], cfg: Any, tokenizer: Pa
         findings.append(warning("data-warnings", f"{raw} has {total} warning(s), e.g. {other[0]}; "
                                                  f"`{validate}` lists them"))  # --against: the overlap
     for problem in report.contamination:
-        findings.append(warning("data-contamination", str(problem)))
+        findings.append(warning("data-contamination", f"{problem}; `{validate}` shows it"))
     return summary
 
 
