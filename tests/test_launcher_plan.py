@@ -234,6 +234,8 @@ def test_a_setting_that_fails_at_the_first_reward_fails_the_plan(override, expec
     [message] = checks(plan)["reward-call"]
     assert message.startswith("verl's first reward call for data_source openai/gsm8k would stop the run")
     assert expected in message
+    if "batch" in override:
+        assert message.endswith("one sample at a time, so use compute_score or compute_score_async")
 
 # --- memory: the published findings ------------------------------------------------------------------
 

@@ -62,8 +62,13 @@ def call_findings(cfg: Any, samples: Iterable[tuple[str, Any, Any]], local_token
     found: list[Finding] = []
     if kwargs is not None:
         _stand_in(kwargs, local_tokenizer, found)
+    if str(OmegaConf.select(cfg, "reward.reward_manager.source") or "register") != "register":
+        return found   # a reward manager of the user's own: how it calls the reward is its own
     fn = _verl_reward_fn(OmegaConf.create({"reward": check_cfg}))
     manager = str(OmegaConf.select(cfg, "reward.reward_manager.name") or "naive")
+    name = str(check_cfg.custom_reward_function.get("name"))
+    hint = (": verl 0.9.1's reward managers call the reward one sample at a time, so use compute_score or "
+            "compute_score_async" if name == "compute_score_batch" else "")
     shape = "" if checked_data else " (a GSM8K-shaped sample: the data files were not read)"
     for data_source, ground_truth, extra_info in samples:
         if not _ours(data_source):   # verl's own scorer takes it (code, search): not run at plan time
@@ -73,7 +78,7 @@ def call_findings(cfg: Any, samples: Iterable[tuple[str, Any, Any]], local_token
         except Exception as exc:  # what verl's reward worker would raise at the first sample
             message = str(exc).splitlines()[0] if str(exc) else ""
             found.append(error("reward-call", f"verl's first reward call for data_source {data_source}{shape} would "
-                                              f"stop the run: {type(exc).__name__}: {message}"))
+                                              f"stop the run: {type(exc).__name__}: {message}{hint}"))
     return found
 
 
