@@ -45,7 +45,7 @@ dollar dollars usd cent cents euro euros yen rupee rupees percent percentage pct
 inch inches foot yard yards mile miles meter meters metre metres liter liters litre litres gallon gallons pound
 pounds ounce ounces gram grams kilogram kilograms kilometer kilometers centimeter centimeters millimeter
 millimeters minute minutes second seconds hour hours day days week weeks month months year years mph kph
-kmh kg lbs hrs mins secs sec min each apiece total altogether overall only exactly per of in at to for from
+kmh kg lbs hrs mins secs sec min tbsp tsp pcs gb mb kb tb ghz mhz rpm each apiece total altogether overall only exactly per of in at to for from
 on by with off left remaining old tall long wide high deep away apart
 """.split())
 _UNITS = frozenset("""
