@@ -190,6 +190,7 @@ COUNTED = [   # units and counted nouns, as Qwen2.5-Instruct writes them: paid
     ("\\boxed{7\\text{ apple}}", "7 (apples)"), ("\\boxed{2.5\\text{ hours}}", "2.5"),
     ("\\boxed{12.5 \\approx 13}", "12.5"), ("\\boxed{\\frac{1}{3} \\approx 0.333}", "\\frac13"),
     ("\\boxed{12 \\text{ positive integers}}", "12"), ("\\boxed{4\\text{ prime numbers}}", "4"),
+    ("\\boxed{3\\text{ real roots}}", "3"),
 ]
 
 

@@ -55,7 +55,7 @@ abc about and are around at base basis be between beyond binary bound bps but ca
 cot csc decimal discard discarded equal equals even except exclude excluded exp exponent extraneous
 guess hex if ignore ignored imaginary impossible invalid is isn least ln log lower max maybe mille
 min mod modulo most none nope nothing octal odd perhaps permille pi positive power powers ppb
-ppm prime reject rejected root roots sec sin something sqrt tan than undefined unless unsure upper
+ppm prime reject rejected root sec sin something sqrt tan than undefined unless unsure upper
 was when within without
 """.split())
 _SHORT_UNITS = frozenset("""
