@@ -318,3 +318,12 @@ def test_a_formula_nested_past_any_answer_gets_a_verdict_not_an_error():
 ])
 def test_a_unit_after_the_formula_is_read_with_its_power(response, gold, paid_expected):
     assert paid(response, gold) == paid_expected
+
+
+@pytest.mark.parametrize("response,paid_expected", [
+    ("The area is $\\boxed{5}$, halved.", False), ("The area is \\boxed{5}, squared.", False),
+    ("The area is $\\boxed{5}$, as expected.", True), ("The area is \\boxed{5}, which is right.", True),
+    ("The area is \\boxed{5}. I hope it is correct.", True),
+])
+def test_an_operation_set_off_by_a_comma_after_the_answer(response, paid_expected):
+    assert paid(response, "5") == paid_expected

@@ -140,12 +140,16 @@ def _word_after(text: str, at: int) -> bool:
         return False
     if _OPERATION_AFTER.match(text, at, at + 60):
         return True
+    aside = _ASIDE.match(text, at, at + 40)   # `$\\boxed{5}$, halved.`: an operation set off by a comma
+    if aside and units.scales(aside.group(1)):
+        return True
     found = _NEXT_WORD.match(text, at, at + 40)
     return bool(found) and units.changes_value(found.group(found.lastindex), prose=True)
 
 
 _LETTER = r"[^\W\d_\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u218f]"   # not `²`, `½`: numbers
 _NEXT_WORD = re.compile(rf"(?:[ \t]|\*\*)*({_LETTER}+)(?![-\w])|(?:[ \t]|\*\*)*({_LETTER}+)(?=[\u00b2\u00b3])")   # `three-digit` is a compound
+_ASIDE = re.compile(r"[ \t]*,[ \t]*([A-Za-z]+)\b")
 _ENDED = re.compile(r"[.,;:!?]\s*(?:\$\$|\$|\\\)|\\\]|\\end\{[a-z]+\*?\})?\s*$")
 # After the formula: an operator and a value (`- 1`, `\times $10^3$`), or `of` a value (`$\frac13$ of
 # $\frac12$`); `percent of 50` restates a question (`10 is 20 percent of 50`) and stays.

@@ -167,6 +167,8 @@ def _bare_reach(text: str, start: int, end: int) -> tuple[int, int]:
     b = end
     for i, chunk in enumerate(_CHUNK.finditer(text, end, hi)):
         word = chunk.group()
+        if not word.strip(".,;:?!"):
+            break   # punctuation ends the math: what follows is prose
         prose = _PROSE_WORD.search(word)
         if prose:
             if i == 0 and chunk.start() == end:

@@ -179,9 +179,13 @@ def changes_value(word: str, prose: bool = False) -> bool:
 
 _SCALED = frozenset("""
 halved doubled tripled quadrupled quintupled squared cubed negated inverted reciprocated multiplied divided
-increased decreased reduced raised scaled added subtracted
 """.split())
 """Operations done to the number before them (`$\\boxed{5}$ halved`, `\\text{ tripled}`)."""
+def scales(word: str) -> bool:
+    """An operation done to the number before it (`halved`, `doubled`, `squared`)."""
+    return word.lower() in _SCALED
+
+
 _ARITHMETIC = frozenset("factorial plus minus point".split()) | _SCALED
 SHORT_WORDS = frozenset("a an is it of in on at to so as we be if or by up no do go he me my us i".split())
 """Words of one or two letters that are English, not a scale (`5 k`, `5 bn`)."""
