@@ -683,6 +683,9 @@ def _values(sentence: str) -> list[tuple[int, int, str]]:
         m = _VALUE.search(sentence, i)
         if m is None:
             return found
+        if m.group().lower() == "one" and (_PRONOUN_ONE_AFTER.match(sentence, m.end()) or _PRONOUN_ONE_BEFORE.search(sentence, 0, m.start())):
+            i = m.end()   # `one may leave it as ...`, `the first one`: the pronoun, not the number
+            continue
         if m.group().startswith(("\\boxed", "\\fbox")):
             close = _closing_brace(sentence, m.end() - 1)
             end = len(sentence) if close < 0 else close + 1
@@ -691,6 +694,12 @@ def _values(sentence: str) -> list[tuple[int, int, str]]:
         else:
             found.append((m.start(), m.end(), m.group()))
             i = m.end()
+
+
+_PRONOUN_ONE_AFTER = re.compile(r"(?i)\s+(?:may|can|could|might|should|would|must|will|needs?|has|had|gets?|finds?|sees?|"
+                                r"obtains?|of|another|such|who|which|that|is|does)\b")
+_PRONOUN_ONE_BEFORE = re.compile(r"(?i)\b(?:no|any|each|every|the|this|that|which|only|other|first|last|next|a|an|right|wrong|"
+                                 r"correct|same)\s+$")
 
 
 def _closing_brace(text: str, open_at: int) -> int:

@@ -127,6 +127,8 @@ def test_gsm8k_the_same_quantity_in_other_units_is_paid(response):
     (r"The probability is $\boxed{\frac{1}{4}}$, which is $0.25$.", r"\frac14"),
     (r"The ratio is $\boxed{\frac{5}{2}}$. Alternatively, we can express this as $2.5$.", r"\frac52"),
     (r"The diagonal is $\boxed{2\sqrt{3}}$, which is $\sqrt{12}$.", r"2\sqrt3"),
+    (r"The side is $\boxed{2\sqrt{3}}$. Alternatively one may leave it as $\frac{\sqrt{48}}{2}$, the same number.",
+     r"2\sqrt3"),
     ("The principal square root of $16$ is $\\boxed{4}$.\n\nWait, could it be $-4$? The radical sign denotes "
      "the principal root, so no: $4$ it is.", "4"),
     (r"So the answer is $\boxed{6}$. The final answer is $\boxed{6}$.", "6"),
@@ -170,6 +172,8 @@ def test_a_later_value_equal_to_the_answer_confirms_it(response, gold):
     (MATH, "So the answer is $\\boxed{6}$.\n\n(Alternatively, 5 if we include the endpoint.)"),
     (MATH, r"So the total cost is $\boxed{6}$. Adding the tax, the total cost is 5."),
     (MATH, r"So the total is $\boxed{6}$. Doubling this gives the final count of 5."),
+    (MATH, r"So one way gives $\boxed{6}$. Both directions count, so we double it to get 5."),
+    (MATH, r"The answer is $\boxed{6}$. Actually, it is one."),
 ])
 def test_a_different_value_put_forward_later_is_not_paid(data_source, response):
     assert not paid(data_source, response, "6")
