@@ -434,6 +434,9 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
     if _struck(before, after):
         return True
     after = after[:_TAIL_WINDOW]
+    turn = _NEW_TURN.search(after)
+    if turn:
+        after = after[:turn.start()]   # `Question: ...` (a few-shot continuation), `Human: ...`: another exchange
     first = _SENTENCE.match(after).group()
     if first.rstrip().endswith("?") or first.rstrip(" $*)\\]").endswith("?"):
         return True   # `Is the answer $\boxed{6}$?`, `#### 6?`
@@ -470,6 +473,7 @@ def taken_back(after: str, differs: Callable[[str], bool] | None = None, before:
 _ANSWERED_NO = re.compile(r"(?i)^\W*(?:no|nope|not)\b")
 
 
+_NEW_TURN = re.compile(r"(?:^|\n)[ \t*#]*(?:Question|Problem|Exercise|Human|User|Instruction|Q)[ \t]*\d*[ \t]*[:.]", re.I)
 _DOLLAR = re.compile(r"(?<!\\)\$\$?")
 
 

@@ -120,6 +120,13 @@ def test_gsm8k_the_same_quantity_in_other_units_is_paid(response):
     assert paid(GSM8K, response, "160")
 
 
+def test_gsm8k_a_few_shot_continuation_is_another_exchange():
+    """A base model often goes on to write the next few-shot question; its numbers are not this answer's."""
+    assert paid(GSM8K, "#### 72\n\nQuestion: A store sells 3 shirts for $20. How many shirts can you buy with $60? "
+                       "The answer is 9.", "72")
+    assert not paid(GSM8K, "#### 72\nActually, it is 73.\n\nQuestion: What is 5 + 3?", "72")
+
+
 # --- after the answer: a value equal to it confirms it --------------------------------------------
 
 @pytest.mark.parametrize("response, gold", [
