@@ -51,12 +51,13 @@ nothing, and a string held here cannot be confused with a new one) cleans it onc
 
 
 def strip_special_tokens(text: str) -> str:
-    """Remove leaked special tokens; they carry no answer and confuse extractors."""
+    """Replace leaked special tokens with a line break: they carry no answer, and they end what came
+    before them (`#### 72<|endoftext|>Human: ...` must not read as `72Human`)."""
     seen = getattr(_last, "clean", None)
     if seen is not None and (text is seen[0] or text is seen[1]):
         return seen[1]
     leaked = "<" in text and any(start in text for start in _TOKEN_STARTS)   # every token opens with `<`
-    clean = SPECIAL_TOKEN.sub("", text) if leaked else text
+    clean = SPECIAL_TOKEN.sub("\n", text) if leaked else text
     _last.clean = (text, clean)
     return clean
 

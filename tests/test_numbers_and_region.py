@@ -32,5 +32,5 @@ def test_format_roundtrips(value):
 def test_answer_region():
     assert answer_region("<think>a</think>b</think>c") == "c"
     assert answer_region("<think>never closed") is None
-    assert answer_region("plain<|im_end|>") == "plain"
-    assert answer_region("prefilled</think>answer</s>") == "answer"
+    assert answer_region("plain<|im_end|>") == "plain\n"   # a token ends the line it closes
+    assert answer_region("prefilled</think>answer</s>") == "answer\n"

@@ -273,3 +273,13 @@ def test_an_answer_tag_and_the_text_after_it():
                     format_rule="think_answer")
     assert not paid(GSM8K, "<think>x</think><answer>9</answer>\n#### 7", "7", format_rule="think_answer")
     assert paid(GSM8K, "<think>x</think><answer>7</answer>\nI hope this helps.", "7", format_rule="think_answer")
+
+
+def test_a_leaked_special_token_ends_the_answer_line():
+    """A base model's `<|endoftext|>` then the next few-shot turn: the token separates, it does not glue."""
+    from rewards import compute_score
+
+    for end in ("<|endoftext|>Human: next question", "<|im_end|>\n<|im_start|>user\nAnother one", "</s>Question: x"):
+        response = "She has 70 + 2 = 72 now.\n#### 72" + end
+        assert compute_score("openai/gsm8k", response, "72")["verdict"] == "correct", end
+        assert compute_score("lighteval/MATH", "So the total is $\\boxed{72}$." + end, "72")["verdict"] == "correct", end
