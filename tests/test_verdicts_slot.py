@@ -327,3 +327,13 @@ def test_a_unit_after_the_formula_is_read_with_its_power(response, gold, paid_ex
 ])
 def test_an_operation_set_off_by_a_comma_after_the_answer(response, paid_expected):
     assert paid(response, "5") == paid_expected
+
+
+def test_equal_numbers_in_other_units_side_by_side_are_two_answers():
+    """Boxes offered together are one answer only when they are one quantity: `1 m or 1 cm` is two."""
+    from rewards import compute_score
+
+    two_units = r"It is either $\boxed{1\text{ m}}$ or $\boxed{1\text{ cm}}$."
+    assert compute_score("lighteval/MATH", two_units, r"1\text{ cm}")["verdict"] != "correct"
+    same_unit = r"So the side is $\boxed{2\text{ cm}}$, or $\boxed{2 \text{cm}}$."
+    assert compute_score("lighteval/MATH", same_unit, r"2\text{ cm}")["verdict"] == "correct"

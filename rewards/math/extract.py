@@ -242,7 +242,7 @@ def boxed_answer(text: str, box: Box | None = None, gold: bool = False, value=No
     never merges with what it corrects. In a `gold`, only a sentence's end does (see _GOLD_BREAK).
     A box written with doubled backslashes throughout (`\\\\boxed{\\\\frac{3}{4}}`) is read with single
     ones. `box` is `last_box(text)` when the caller has it already. With `value` (a box's content to
-    its exact number, or None), boxes side by side that all hold one number are one answer
+    its exact quantity, or None), boxes side by side that all hold one quantity are one answer
     (`\\boxed{0.5}` or `\\boxed{\\frac12}`), read from the last of them.
     """
     box = box or last_box(text)

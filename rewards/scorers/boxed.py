@@ -126,7 +126,7 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
         stated = last_statement(after, answer_line=False) if "nswer" in after else None
         if stated is not None and stated[0] and _FINAL_ANSWER.match(after, stated[1]):
             return stated[0], ""  # Minerva's `Final Answer: The final answer is $X$` after working boxes
-        content, _ = boxed_answer(region, box, value=_exact)   # equal boxes side by side are one answer
+        content, _ = boxed_answer(region, box, value=_quantity)   # equal boxes side by side are one answer
         if content is None:
             return None, "unclosed \\boxed{ (cut off mid-answer)"
         restated = stated is not None and _STATES_VALUE.match(after, stated[1])
@@ -150,6 +150,16 @@ def find_answer(region: str, answer_line: bool, tagged: bool = False) -> tuple[s
 def _exact(content: str) -> Fraction | None:
     """The box's value as an exact number, where it is one."""
     return exact_value(read_answer(content)[0]) if within_limits(content) else None
+
+
+def _quantity(content: str) -> tuple[Fraction, str | None] | None:
+    """The box's exact number with the unit it names (`1\\text{ m}` and `1\\text{ cm}` are two
+    quantities, `\\frac12` and `0.5` one), where it is a number."""
+    if not within_limits(content):
+        return None
+    number, unit = read_answer(content)
+    value = exact_value(number)
+    return None if value is None else (value, unit)
 
 
 _COMMAND = re.compile(r"\\[a-zA-Z]+")
