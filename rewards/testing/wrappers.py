@@ -242,7 +242,7 @@ WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("cut off inside the box", False, _cut_in_box, formats=("boxed",)),
     Wrapper("several candidates", False, _candidates, needs_wrong=True),
     Wrapper("a <think> reopened after the answer region", False, _reopened),
-    Wrapper("two values offered together", False, _two_offered, needs_wrong=True, settled=False),
+    Wrapper("two values offered together", False, _two_offered, needs_wrong=True),
 )
 SETTLED = tuple(w for w in WRAPPERS if w.settled)
 """The default set: shapes every built-in scorer meets today."""
