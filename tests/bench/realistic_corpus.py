@@ -7,8 +7,10 @@
 The corpus is tests/corpus/realistic.jsonl (right and wrong answers in the styles a reward sees:
 R1/Qwen3 `<think>` summaries with self-checks, Qwen2.5-Math closing sentences, "The final answer
 is", MATH reference solutions, GSM8K few-shot, DAPO `Answer:`, `<answer>` tags) and
-tests/corpus/attacks.jsonl (wrong-as-written answers a policy could write). Each row's `paid` is
-the verdict it should get. For each grader: right answers refused and wrong answers paid.
+tests/corpus/attacks.jsonl (wrong-as-written answers a policy could write), and
+tests/corpus/fresh.jsonl (more of both, written after the scorer was fitted to the first two).
+Each row's `paid` is the verdict it should get. For each grader: right answers refused and wrong
+answers paid.
 
 Ours is `rewards.compute_score` with the row's settings (paid: `acc == 1`). Math-Verify 0.9.0 is
 called as in tests/bench/baselines.py (verl's extraction targets, in-process on the main thread),
@@ -34,7 +36,7 @@ from baselines import math_verify_score  # noqa: E402
 from rewards import compute_score  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
-FILES = {"realistic": CORPUS / "realistic.jsonl", "attacks": CORPUS / "attacks.jsonl"}
+FILES = {name: CORPUS / f"{name}.jsonl" for name in ("realistic", "attacks", "fresh")}
 
 
 def read(path: Path) -> list[dict]:
