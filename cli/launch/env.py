@@ -12,7 +12,7 @@ stops with "No dot product attention backend is available". `attention_backend=f
 inside TransformerEngine) needs nothing more. verl 0.9.1's `megatron` extra pins megatron-bridge
 0.5.2, a version PyPI does not have (it has 0.5.1 and 0.6.x); mbridge (`vanilla_mbridge=true`) is
 the bridge with the fewest dependencies (megatron-core, transformers, safetensors, einops).
-docs/launcher.md lists what a node needs.
+docs/launcher.md and docs/launcher-reference.md list what a node needs.
 
 verl pins no megatron-core, mbridge or TransformerEngine version. The set below is the one that ran
 verl 0.9.1's Megatron GRPO (docs/measurements.md, "Node software"); mbridge 0.15.1 calls
@@ -258,7 +258,7 @@ def _advice(r: Requirement) -> str:
     if r.package == "megatron-bridge" and r.pinned == UNPUBLISHED_BRIDGE_PIN:
         return (f"verl 0.9.1 pins megatron-bridge=={r.pinned}, which PyPI does not have; megatron-bridge=="
                 f"{BRIDGE_RAN['megatron-bridge']} installs with --no-deps beside megatron-core=="
-                f"{BRIDGE_RAN['megatron-core']} (docs/launcher.md lists the rest), or a text model can use mbridge "
+                f"{BRIDGE_RAN['megatron-core']} (docs/launcher-reference.md lists the rest), or a text model can use mbridge "
                 f"with actor_rollout_ref.actor.megatron.vanilla_mbridge=true")
     return f"install {r.package}=={r.pinned}"
 
@@ -267,7 +267,7 @@ def _advice(r: Requirement) -> str:
 SGLANG_PIN_CONFLICT = ("pip cannot install verl 0.9.1's sglang extra: it pins sglang 0.5.12, which pins "
                        "transformers==5.6.0, a version verl itself excludes (it wants 5.9.0); install sglang "
                        "with --no-deps beside transformers 5.9.0 (so installed, it ran this preset's smoke on "
-                       "H200s; docs/launcher.md lists the wheels), or roll out with "
+                       "H200s; docs/launcher-reference.md lists the wheels), or roll out with "
                        "actor_rollout_ref.rollout.name=vllm")
 
 
