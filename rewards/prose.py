@@ -199,8 +199,10 @@ def remark_only(text: str) -> bool:
         return True
     if any(c.isdigit() or c in "$\\=<>+^" for c in text):
         return False
-    return not any(number_word(w) or w.lower() in SCALE_WORDS or w.lower() in _OPERATIONS or w.lower() in _ESTIMATES
-                   for w in words)
+    bound = {"least", "most"}   # a bound only as `at least` / `at most`: `the least prime of that form` is a remark
+    return not (re.search(r"(?i)\bat\s+(?:least|most)\b", text) or any(
+        number_word(w) or w.lower() in SCALE_WORDS or w.lower() in _OPERATIONS
+        or (w.lower() in _ESTIMATES and w.lower() not in bound) for w in words))
 
 
 _SPELLED_UNITS = {w: i for i, w in enumerate(

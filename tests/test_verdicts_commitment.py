@@ -283,3 +283,19 @@ def test_a_leaked_special_token_ends_the_answer_line():
         response = "She has 70 + 2 = 72 now.\n#### 72" + end
         assert compute_score("openai/gsm8k", response, "72")["verdict"] == "correct", end
         assert compute_score("lighteval/MATH", "So the total is $\\boxed{72}$." + end, "72")["verdict"] == "correct", end
+
+
+def test_a_remark_after_an_answer_line_names_no_bound_unless_it_says_at_least_or_at_most():
+    """`least` in `the least prime of that form` describes the answer; `at least` bounds it."""
+    from rewards import compute_score
+
+    paid = ["Answer: 17 (the least prime of that form)", "Answer: 2 \u2014 it is the only possible value.",
+            "Answer: 9 \u2013 the largest such digit"]
+    refused = ["Answer: 17 (at least)", "Answer: 2 \u2014 or maybe 3", "Answer: 2 \u2014 at most",
+               "Answer: 5 \u2014 thousand", "Answer: 2 \u2013 3"]
+    for response in paid:
+        gold = response.split()[1]
+        assert compute_score("math_dapo", response, gold)["verdict"] == "correct", response
+    for response in refused:
+        gold = response.split()[1]
+        assert compute_score("math_dapo", response, gold)["verdict"] != "correct", response

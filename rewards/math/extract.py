@@ -43,9 +43,10 @@ _MATH_SPAN = re.compile(r"^\$\$?(.+?)\$\$?|^\\\((.+?)\\\)|^\\\[(.+?)\\\]")
 # After a stated math span, another span, a number or a value-changing word means the span is not the answer.
 _QUALIFIED = re.compile(r"[\d$]|\\[(\[]|\.\.")  # `..`: `$85$...` goes on
 _WORD = re.compile(r"[A-Za-z]+")
-# A closing remark after the answer: a parenthesis, a bracket, or a clause that opens with `which`, `since`
+# A closing remark after the answer: a parenthesis, a bracket, a dash aside, or a clause that opens with `which`, `since`
 # or `because` (`17 (the smallest such prime)`, `10 [segments]`, `1001, which is not prime`).
-_REMARK = re.compile(r"(?<=\S)\s*(?:\(([^()]*)\)|\[([^\[\]]*)\]|,\s*((?:which|since|because)\b[^,]*))\s*$")
+_REMARK = re.compile(r"(?<=\S)\s*(?:\(([^()]*)\)|\[([^\[\]]*)\]|,\s*((?:which|since|because)\b[^,]*)|"
+                     r"\s[\u2014\u2013]\s*([^\u2014\u2013]*))\s*$")   # also a dash aside: `2 \u2014 the only value`
 # A sentence ends at a full stop (not that of `i.e.`, `e.g.`, `approx.`, `vs.`) or where a reason or
 # a wish starts; a relative clause (`, which is 20`) is part of it, so a value there qualifies the span.
 _SENTENCE_END = re.compile(r"(?<!\bi\.e)(?<!\be\.g)(?<!\bapprox)(?<!\bvs)(?<!\.)\.(?:\s|$)|\s(?:I hope|because|since)\b")
