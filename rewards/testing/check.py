@@ -202,8 +202,9 @@ def check_scorer(scorer: str | Callable, *, gold: st.SearchStrategy | None = Non
         done, chunk = 0, 0
         try:
             # Runs of CHUNK examples, each from its own fixed seed, so that the budget can end the check
-            # between runs (a hypothesis run stops early only at a failure).
-            while done < max_examples and (deadline is None or time.monotonic() < deadline):
+            # between runs (a hypothesis run stops early only at a failure). Every property gets one run
+            # at least, even when the properties before it used up their shares on a slow machine.
+            while done < max_examples and (done == 0 or deadline is None or time.monotonic() < deadline):
                 n = min(CHUNK, max_examples - done)
                 run = hypothesis_settings(max_examples=n, derandomize=False, database=None, deadline=None,
                                           verbosity=Verbosity.quiet, report_multiple_bugs=False,
